@@ -1,0 +1,220 @@
+//! MSB-first bit streams: the payload format of every codec.
+//!
+//! Hardware compressors emit fields back to back with no padding, so codecs
+//! write fields of 1..=64 bits. The reader never panics: reading past the end
+//! returns [`CodecError::Truncated`].
+
+use crate::error::CodecError;
+
+/// Appends fields of up to 64 bits, most significant bit first.
+#[derive(Debug, Default, Clone)]
+pub struct BitWriter {
+    bytes: Vec<u8>,
+    bit_len: usize,
+}
+
+impl BitWriter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_capacity_bits(bits: usize) -> Self {
+        BitWriter { bytes: Vec::with_capacity(bits.div_ceil(8)), bit_len: 0 }
+    }
+
+    /// Bits written so far.
+    pub fn bit_len(&self) -> usize {
+        self.bit_len
+    }
+
+    /// Writes the low `width` bits of `value` (width 0..=64).
+    pub fn write(&mut self, value: u64, width: u32) {
+        debug_assert!(width <= 64);
+        if width == 0 {
+            return;
+        }
+        let value = if width == 64 { value } else { value & ((1u64 << width) - 1) };
+        let mut remaining = width;
+        while remaining > 0 {
+            let used = (self.bit_len % 8) as u32;
+            if used == 0 {
+                self.bytes.push(0);
+            }
+            let free = 8 - used;
+            let take = free.min(remaining);
+            let chunk = ((value >> (remaining - take)) & ((1u64 << take) - 1)) as u8;
+            let last = self.bytes.len() - 1;
+            self.bytes[last] |= chunk << (free - take);
+            remaining -= take;
+            self.bit_len += take as usize;
+        }
+    }
+
+    pub fn write_bool(&mut self, bit: bool) {
+        self.write(bit as u64, 1);
+    }
+
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write(b as u64, 8);
+        }
+    }
+
+    /// Pads with zero bits up to the next byte boundary.
+    pub fn align_to_byte(&mut self) {
+        let pad = (8 - self.bit_len % 8) % 8;
+        self.write(0, pad as u32);
+    }
+
+    /// The bytes and the exact number of meaningful bits.
+    pub fn finish(self) -> (Vec<u8>, usize) {
+        (self.bytes, self.bit_len)
+    }
+}
+
+/// Reads fields back from a payload of `bit_len` meaningful bits.
+#[derive(Debug, Clone)]
+pub struct BitReader<'a> {
+    bytes: &'a [u8],
+    bit_len: usize,
+    position: usize,
+}
+
+impl<'a> BitReader<'a> {
+    /// `bit_len` must not exceed `bytes.len() * 8`; if it does the payload is
+    /// truncated and that is an error, not a panic.
+    pub fn new(bytes: &'a [u8], bit_len: usize) -> Result<Self, CodecError> {
+        if bit_len > bytes.len() * 8 {
+            return Err(CodecError::Truncated { needed_bits: bit_len, available_bits: bytes.len() * 8 });
+        }
+        Ok(BitReader { bytes, bit_len, position: 0 })
+    }
+
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.bit_len - self.position
+    }
+
+    /// Reads `width` bits (0..=64) as an unsigned value.
+    pub fn read(&mut self, width: u32) -> Result<u64, CodecError> {
+        if width as usize > self.remaining() {
+            return Err(CodecError::Truncated {
+                needed_bits: self.position + width as usize,
+                available_bits: self.bit_len,
+            });
+        }
+        let mut value = 0u64;
+        let mut remaining = width;
+        while remaining > 0 {
+            let byte = self.bytes[self.position / 8];
+            let used = (self.position % 8) as u32;
+            let avail = 8 - used;
+            let take = avail.min(remaining);
+            let chunk = (byte >> (avail - take)) & (((1u16 << take) - 1) as u8);
+            value = (value << take) | chunk as u64;
+            remaining -= take;
+            self.position += take as usize;
+        }
+        Ok(value)
+    }
+
+    pub fn read_bool(&mut self) -> Result<bool, CodecError> {
+        Ok(self.read(1)? == 1)
+    }
+
+    /// Moves to the next byte boundary (PDW ways start byte-aligned).
+    pub fn align_to_byte(&mut self) -> Result<(), CodecError> {
+        let pad = (8 - self.position % 8) % 8;
+        self.read(pad as u32).map(|_| ())
+    }
+
+    /// Jumps to an absolute bit position (within the payload).
+    pub fn seek(&mut self, bit_position: usize) -> Result<(), CodecError> {
+        if bit_position > self.bit_len {
+            return Err(CodecError::Truncated { needed_bits: bit_position, available_bits: self.bit_len });
+        }
+        self.position = bit_position;
+        Ok(())
+    }
+
+    /// Decoders call this at the end: a payload with bits left over is not
+    /// one this codec wrote, so it is rejected rather than silently accepted.
+    pub fn expect_end(&self) -> Result<(), CodecError> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(CodecError::Corrupt(format!("{} unread bits after the last field", self.remaining())))
+        }
+    }
+}
+
+/// Sign-extends the low `width` bits of `value` to i64.
+pub fn sign_extend(value: u64, width: u32) -> i64 {
+    if width == 0 {
+        return 0;
+    }
+    let shift = 64 - width;
+    ((value << shift) as i64) >> shift
+}
+
+/// True when `value` survives truncation to `width` bits and sign extension.
+pub fn fits_signed(value: i64, width: u32) -> bool {
+    width >= 64 || sign_extend(value as u64, width) == value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn writes_msb_first() {
+        let mut w = BitWriter::new();
+        w.write(0b101, 3);
+        w.write(0b11111, 5);
+        w.write(0x1, 4);
+        let (bytes, bits) = w.finish();
+        assert_eq!(bits, 12);
+        assert_eq!(bytes, vec![0b1011_1111, 0b0001_0000]);
+    }
+
+    #[test]
+    fn truncated_read_is_an_error() {
+        let bytes = [0xAB];
+        let mut r = BitReader::new(&bytes, 6).unwrap();
+        assert_eq!(r.read(4).unwrap(), 0xA);
+        assert!(matches!(r.read(4), Err(CodecError::Truncated { .. })));
+        assert!(BitReader::new(&bytes, 9).is_err());
+    }
+
+    #[test]
+    fn sign_extension() {
+        assert_eq!(sign_extend(0b111, 3), -1);
+        assert_eq!(sign_extend(0b011, 3), 3);
+        assert!(fits_signed(-32, 6));
+        assert!(!fits_signed(32, 6));
+        assert!(fits_signed(31, 6));
+        assert!(!fits_signed(-33, 6));
+    }
+
+    proptest! {
+        #[test]
+        fn fields_round_trip(fields in prop::collection::vec((any::<u64>(), 0u32..=64), 0..40)) {
+            let mut w = BitWriter::new();
+            for &(v, width) in &fields {
+                w.write(v, width);
+            }
+            let (bytes, bits) = w.finish();
+            prop_assert_eq!(bits, fields.iter().map(|f| f.1 as usize).sum::<usize>());
+            let mut r = BitReader::new(&bytes, bits).unwrap();
+            for &(v, width) in &fields {
+                let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+                prop_assert_eq!(r.read(width).unwrap(), v & mask);
+            }
+            prop_assert!(r.expect_end().is_ok());
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The codec interface shared by every compressor, and the registry that
+//! builds one from a config string.
+//!
+//! Like gem5's compressors, each codec is one small type in its own file over
+//! a shared base: [`CompressedBlock`] carries the result, the helpers here
+//! implement the parts every codec shares (the uncompressed fallback, the
+//! "worth it" rule, block-size checks).
+
+pub mod none;
+pub mod registry;
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+use crate::bits::{BitReader, BitWriter};
+use crate::error::CodecError;
+use crate::geometry::Geometry;
+
+/// Which encoding a block was stored with; this is what the metadata cache
+/// keeps per block. Id 0 is "uncompressed" for every codec.
+pub type EncodingId = u8;
+
+/// The encoding id of a block stored as raw bytes.
+pub const UNCOMPRESSED: EncodingId = 0;
+
+/// Compression and decompression latency in DRAM-controller cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Latency {
+    pub compress_cycles: u32,
+    pub decompress_cycles: u32,
+}
+
+impl Latency {
+    pub const fn new(compress_cycles: u32, decompress_cycles: u32) -> Self {
+        Latency { compress_cycles, decompress_cycles }
+    }
+}
+
+/// One block as it is stored in DRAM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompressedBlock {
+    /// Encoding chosen (0 = uncompressed); stored as block metadata.
+    pub encoding: EncodingId,
+    /// The bitstream, MSB first; `compressed_bits` of it are meaningful.
+    pub payload: Vec<u8>,
+    /// Exact size of the stored representation.
+    pub compressed_bits: usize,
+    /// Bytes moved over the DRAM bus: `compressed_bits` rounded up to the MAG.
+    pub mag_bytes: usize,
+    /// Number of MAG-sized DRAM bursts.
+    pub burst_count: usize,
+}
+
+impl CompressedBlock {
+    /// Wraps a finished bitstream, sizing it for `geometry`.
+    pub fn from_bits(encoding: EncodingId, writer: BitWriter, geometry: Geometry) -> Self {
+        let (payload, compressed_bits) = writer.finish();
+        CompressedBlock {
+            encoding,
+            payload,
+            compressed_bits,
+            mag_bytes: geometry.mag_rounded_bytes(compressed_bits),
+            burst_count: geometry.burst_count(compressed_bits),
+        }
+    }
+
+    /// The block stored as raw bytes.
+    pub fn uncompressed(block: &[u8], geometry: Geometry) -> Self {
+        CompressedBlock {
+            encoding: UNCOMPRESSED,
+            payload: block.to_vec(),
+            compressed_bits: block.len() * 8,
+            mag_bytes: geometry.mag_rounded_bytes(block.len() * 8),
+            burst_count: geometry.burst_count(block.len() * 8),
+        }
+    }
+
+    /// Keeps the encoded form only if it saves at least one burst, else stores
+    /// the block raw (the papers' rule; see [`Geometry::worth_compressing`]).
+    pub fn or_uncompressed(encoding: EncodingId, writer: BitWriter, block: &[u8], geometry: Geometry) -> Self {
+        if geometry.worth_compressing(writer.bit_len()) {
+            Self::from_bits(encoding, writer, geometry)
+        } else {
+            Self::uncompressed(block, geometry)
+        }
+    }
+
+    /// A reader over exactly the meaningful bits; errors if the payload is short.
+    pub fn reader(&self) -> Result<BitReader<'_>, CodecError> {
+        BitReader::new(&self.payload, self.compressed_bits)
+    }
+
+    pub fn is_compressed(&self) -> bool {
+        self.encoding != UNCOMPRESSED
+    }
+}
+
+/// A lossless block codec.
+///
+/// `compress` takes `&mut self` because some codecs learn as they go
+/// (E2MC's online sampling, the adaptive selector's sampling phases);
+/// `decompress` never changes state, so decoding is exact whatever the order.
+pub trait Codec: Send {
+    /// The registry name, e.g. `mag_bdi`.
+    fn name(&self) -> &str;
+
+    fn geometry(&self) -> Geometry;
+
+    /// Encodes one block of `geometry().block_bytes()` bytes.
+    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError>;
+
+    /// Decodes a block back to exactly the original bytes. Corrupt or
+    /// truncated input is an error, never a panic.
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError>;
+
+    /// Default latencies from the papers (overridable in the memory controller).
+    fn latency(&self) -> Latency;
+
+    /// Human-readable names of the encoding ids this codec emits, indexed by id.
+    fn encoding_names(&self) -> Vec<String>;
+
+    /// Metadata bits the memory controller keeps per block: enough to name
+    /// every encoding.
+    fn metadata_bits(&self) -> u32 {
+        bits_to_name(self.encoding_names().len())
+    }
+
+    /// Ends an online sampling phase (E2MC builds its code table here).
+    /// Codecs that do not sample ignore it.
+    fn end_sampling(&mut self) -> Result<(), CodecError> {
+        Ok(())
+    }
+}
+
+/// Bits needed to name `count` distinct values (at least 1).
+pub fn bits_to_name(count: usize) -> u32 {
+    (usize::BITS - count.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// Rejects blocks of the wrong size before a codec looks at them.
+pub fn check_block_size(block: &[u8], geometry: Geometry) -> Result<(), CodecError> {
+    if block.len() == geometry.block_bytes() {
+        Ok(())
+    } else {
+        Err(CodecError::WrongBlockSize { expected: geometry.block_bytes(), got: block.len() })
+    }
+}
+
+/// Decodes the shared uncompressed encoding.
+pub fn decode_uncompressed(compressed: &CompressedBlock, geometry: Geometry) -> Result<Vec<u8>, CodecError> {
+    let expected_bits = geometry.block_bits();
+    if compressed.compressed_bits != expected_bits {
+        return Err(CodecError::Corrupt(format!(
+            "uncompressed block has {} bits, expected {expected_bits}",
+            compressed.compressed_bits
+        )));
+    }
+    if compressed.payload.len() < geometry.block_bytes() {
+        return Err(CodecError::Truncated {
+            needed_bits: expected_bits,
+            available_bits: compressed.payload.len() * 8,
+        });
+    }
+    Ok(compressed.payload[..geometry.block_bytes()].to_vec())
+}
+
+/// Little-endian words of `width_bytes` (1, 2, 4 or 8) from a block: GPUs are
+/// little-endian, so a 4-byte int in memory is a 4-byte LE word here.
+pub fn words(block: &[u8], width_bytes: usize) -> impl Iterator<Item = u64> + '_ {
+    block.chunks_exact(width_bytes).map(|chunk| {
+        chunk.iter().rev().fold(0u64, |acc, &b| (acc << 8) | b as u64)
+    })
+}
+
+/// Appends the `width_bytes` little-endian bytes of `word` to `out`.
+pub fn push_word(out: &mut Vec<u8>, word: u64, width_bytes: usize) {
+    out.extend_from_slice(&word.to_le_bytes()[..width_bytes]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_to_name_counts() {
+        assert_eq!(bits_to_name(1), 1);
+        assert_eq!(bits_to_name(2), 1);
+        assert_eq!(bits_to_name(4), 2);
+        assert_eq!(bits_to_name(5), 3);
+        assert_eq!(bits_to_name(9), 4);
+    }
+
+    #[test]
+    fn words_are_little_endian() {
+        let block = [1u8, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+        assert_eq!(words(&block, 4).collect::<Vec<_>>(), vec![1, 0xffff_ffff]);
+        let mut out = Vec::new();
+        push_word(&mut out, 0x0102, 2);
+        assert_eq!(out, vec![2, 1]);
+    }
+}

@@ -1,0 +1,147 @@
+//! Builds a codec from a config string such as `mag_bdi`, `e2mc16:pdw=4,mfv=1024`
+//! or `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`.
+//!
+//! Unknown names and knobs are errors that list what is valid, so a typo in a
+//! simulator config stops the run with one clear line.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use super::none::NoCompression;
+use super::Codec;
+use crate::error::ConfigError;
+use crate::geometry::Geometry;
+
+/// A parsed codec request: name, geometry and knobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodecSpec {
+    pub name: String,
+    pub geometry: Geometry,
+    knobs: BTreeMap<String, String>,
+    /// An E2MC code table as JSON (offline probabilities). The library does no
+    /// I/O, so the caller reads the file and hands over its text.
+    pub table_json: Option<String>,
+}
+
+impl CodecSpec {
+    pub fn new(name: &str, geometry: Geometry) -> Self {
+        CodecSpec { name: name.to_string(), geometry, knobs: BTreeMap::new(), table_json: None }
+    }
+
+    /// Parses `name[:key=value[,key=value...]]`.
+    pub fn parse(text: &str, geometry: Geometry) -> Result<Self, ConfigError> {
+        let text = text.trim();
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut spec = CodecSpec::new(name, geometry);
+        for pair in rest.split(',').filter(|p| !p.trim().is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| ConfigError::new("codec knob", pair, "key=value"))?;
+            spec.set(key.trim(), value.trim());
+        }
+        Ok(spec)
+    }
+
+    /// Sets a knob (the simulator maps its `-memzip_*` flags onto knobs).
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.knobs.insert(key.to_string(), value.to_string());
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.knobs.contains_key(key)
+    }
+
+    pub fn raw(&self, key: &str) -> Option<&str> {
+        self.knobs.get(key).map(String::as_str)
+    }
+
+    /// A knob's value parsed as `T`, or `default` when absent; `expected`
+    /// describes valid values for the error message.
+    pub fn knob<T: FromStr>(&self, key: &str, default: T, expected: &str) -> Result<T, ConfigError> {
+        match self.knobs.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| ConfigError::new(format!("{}.{key}", self.name), v.as_str(), expected)),
+        }
+    }
+
+    fn check_knobs(&self, allowed: &[&str]) -> Result<(), ConfigError> {
+        match self.knobs.keys().find(|k| !allowed.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) => Err(ConfigError::new(
+                format!("{} knob", self.name),
+                k.as_str(),
+                if allowed.is_empty() { "no knobs".to_string() } else { allowed.join(", ") },
+            )),
+        }
+    }
+}
+
+type Builder = fn(&CodecSpec) -> Result<Box<dyn Codec>, ConfigError>;
+
+struct Entry {
+    name: &'static str,
+    knobs: &'static [&'static str],
+    build: Builder,
+}
+
+/// Every codec memzip knows, in the order `codec_names` lists them.
+const CODECS: &[Entry] = &[Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) }];
+
+/// Names accepted by [`build`].
+pub fn codec_names() -> Vec<&'static str> {
+    CODECS.iter().map(|e| e.name).collect()
+}
+
+/// Builds the codec a spec names.
+pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
+    let entry = CODECS
+        .iter()
+        .find(|e| e.name == spec.name)
+        .ok_or_else(|| ConfigError::new("codec", spec.name.as_str(), format!("one of {}", codec_names().join(", "))))?;
+    spec.check_knobs(entry.knobs)?;
+    (entry.build)(spec)
+}
+
+/// Parses and builds in one step.
+pub fn build_str(text: &str, geometry: Geometry) -> Result<Box<dyn Codec>, ConfigError> {
+    build(&CodecSpec::parse(text, geometry)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_by_name() {
+        let codec = build_str("none", Geometry::default()).unwrap();
+        assert_eq!(codec.name(), "none");
+    }
+
+    #[test]
+    fn unknown_name_lists_valid_ones() {
+        let err = build_str("zip", Geometry::default()).err().unwrap();
+        assert_eq!(err.knob, "codec");
+        assert!(err.expected.contains("none"), "{err}");
+    }
+
+    #[test]
+    fn unknown_knob_is_an_error() {
+        let err = build_str("none:pdw=4", Geometry::default()).err().unwrap();
+        assert!(err.to_string().contains("pdw"), "{err}");
+    }
+
+    #[test]
+    fn parses_knobs() {
+        let spec = CodecSpec::parse("e2mc16:pdw=4, mfv=512", Geometry::default()).unwrap();
+        assert_eq!(spec.name, "e2mc16");
+        assert_eq!(spec.knob("pdw", 1u32, "1, 2, 4, 8").unwrap(), 4);
+        assert_eq!(spec.knob("mfv", 1024u32, "a count").unwrap(), 512);
+        assert_eq!(spec.knob("absent", 7u32, "").unwrap(), 7);
+        assert!(spec.knob::<u32>("pdw", 1, "").is_ok());
+        let bad = CodecSpec::parse("e2mc16:pdw=four", Geometry::default()).unwrap();
+        assert_eq!(bad.knob("pdw", 1u32, "1, 2, 4, 8").unwrap_err().value, "four");
+        assert!(CodecSpec::parse("bdi:oops", Geometry::default()).is_err());
+    }
+}

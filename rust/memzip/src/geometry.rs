@@ -1,0 +1,98 @@
+//! Block size and memory access granularity (MAG): the two numbers that turn a
+//! compressed size in bits into DRAM bursts.
+
+use crate::error::ConfigError;
+
+/// Block sizes the codecs support, in bytes.
+pub const BLOCK_SIZES: [usize; 3] = [32, 64, 128];
+/// Memory access granularities the model supports, in bytes.
+pub const MAG_SIZES: [usize; 3] = [16, 32, 64];
+
+/// The shape of memory traffic a codec works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Geometry {
+    block_bytes: usize,
+    mag_bytes: usize,
+}
+
+impl Default for Geometry {
+    /// The papers' configuration: 128-byte blocks, 32-byte MAG (GDDR5, 32-bit bus, burst 8).
+    fn default() -> Self {
+        Geometry { block_bytes: 128, mag_bytes: 32 }
+    }
+}
+
+impl Geometry {
+    pub fn new(block_bytes: usize, mag_bytes: usize) -> Result<Self, ConfigError> {
+        if !BLOCK_SIZES.contains(&block_bytes) {
+            return Err(ConfigError::new("block_bytes", block_bytes.to_string(), "one of 32, 64, 128"));
+        }
+        if !MAG_SIZES.contains(&mag_bytes) || mag_bytes > block_bytes {
+            return Err(ConfigError::new(
+                "mag_bytes",
+                mag_bytes.to_string(),
+                format!("one of 16, 32, 64 and at most block_bytes ({block_bytes})"),
+            ));
+        }
+        Ok(Geometry { block_bytes, mag_bytes })
+    }
+
+    pub fn block_bytes(&self) -> usize {
+        self.block_bytes
+    }
+
+    pub fn block_bits(&self) -> usize {
+        self.block_bytes * 8
+    }
+
+    pub fn mag_bytes(&self) -> usize {
+        self.mag_bytes
+    }
+
+    /// Bursts needed to move an uncompressed block.
+    pub fn block_bursts(&self) -> usize {
+        self.block_bytes / self.mag_bytes
+    }
+
+    /// Bytes actually transferred for `compressed_bits`: rounded up to whole MAGs.
+    pub fn mag_rounded_bytes(&self, compressed_bits: usize) -> usize {
+        self.burst_count(compressed_bits) * self.mag_bytes
+    }
+
+    /// DRAM bursts (MAG-sized transfers) needed for `compressed_bits`; at least one.
+    pub fn burst_count(&self, compressed_bits: usize) -> usize {
+        let mag_bits = self.mag_bytes * 8;
+        compressed_bits.div_ceil(mag_bits).max(1)
+    }
+
+    /// The papers store a block compressed only when that saves at least one
+    /// burst: otherwise the decompression latency buys nothing. For 128-byte
+    /// blocks and a 32-byte MAG this is E2MC's "worth it" size of 96 bytes.
+    pub fn worth_compressing(&self, compressed_bits: usize) -> bool {
+        self.burst_count(compressed_bits) < self.block_bursts()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_to_mag() {
+        let g = Geometry::default();
+        assert_eq!(g.burst_count(1), 1);
+        assert_eq!(g.burst_count(256), 1);
+        assert_eq!(g.burst_count(257), 2);
+        assert_eq!(g.mag_rounded_bytes(36 * 8), 64);
+        assert_eq!(g.block_bursts(), 4);
+        assert!(g.worth_compressing(96 * 8));
+        assert!(!g.worth_compressing(96 * 8 + 1));
+    }
+
+    #[test]
+    fn rejects_bad_sizes() {
+        assert_eq!(Geometry::new(100, 32).unwrap_err().knob, "block_bytes");
+        assert_eq!(Geometry::new(32, 64).unwrap_err().knob, "mag_bytes");
+        assert!(Geometry::new(32, 32).is_ok());
+    }
+}
