@@ -6,6 +6,7 @@
 //! implement the parts every codec shares (the uncompressed fallback, the
 //! "worth it" rule, block-size checks).
 
+pub mod adaptive;
 pub mod none;
 pub mod registry;
 
@@ -115,6 +116,23 @@ pub trait Codec: Send {
 
     /// Default latencies from the papers (overridable in the memory controller).
     fn latency(&self) -> Latency;
+
+    /// Cycles the compressor spent on the block it just returned. Codecs whose
+    /// cost varies (the adaptive selector samples every candidate, or bypasses
+    /// compression) override this.
+    fn compress_cycles(&self, _compressed: &CompressedBlock) -> u32 {
+        self.latency().compress_cycles
+    }
+
+    /// Cycles to decode a block stored with `encoding`; raw blocks bypass the
+    /// decompressor.
+    fn decompress_cycles(&self, encoding: EncodingId) -> u32 {
+        if encoding == UNCOMPRESSED {
+            0
+        } else {
+            self.latency().decompress_cycles
+        }
+    }
 
     /// Human-readable names of the encoding ids this codec emits, indexed by id.
     fn encoding_names(&self) -> Vec<String>;

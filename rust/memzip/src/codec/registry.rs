@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use super::adaptive::{Adaptive, DEFAULT_CANDIDATES, DEFAULT_LAMBDA};
 use super::none::NoCompression;
 use super::Codec;
 use crate::error::ConfigError;
@@ -87,7 +88,31 @@ struct Entry {
 }
 
 /// Every codec memzip knows, in the order `codec_names` lists them.
-const CODECS: &[Entry] = &[Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) }];
+const CODECS: &[Entry] = &[
+    Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
+    Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
+];
+
+/// `candidates` is a `+`-separated list of codec names (the knob list itself
+/// is `,`-separated), e.g. `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`.
+fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
+    let lambda = spec.knob("lambda", DEFAULT_LAMBDA, "a non-negative integer")?;
+    let names: Vec<&str> = match spec.raw("candidates") {
+        Some(list) => list.split('+').map(str::trim).collect(),
+        None => DEFAULT_CANDIDATES.to_vec(),
+    };
+    let selectable: Vec<&str> = codec_names().into_iter().filter(|n| !["none", "adaptive"].contains(n)).collect();
+    let candidates = names
+        .iter()
+        .map(|&name| {
+            if !selectable.contains(&name) {
+                return Err(ConfigError::new("adaptive.candidates", name, format!("'+'-separated names from {}", selectable.join(", "))));
+            }
+            build(&CodecSpec::new(name, spec.geometry))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(Adaptive::new(candidates, lambda)?))
+}
 
 /// Names accepted by [`build`].
 pub fn codec_names() -> Vec<&'static str> {
