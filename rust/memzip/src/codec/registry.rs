@@ -87,7 +87,10 @@ struct Entry {
 }
 
 /// Every codec memzip knows, in the order `codec_names` lists them.
-const CODECS: &[Entry] = &[Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) }];
+const CODECS: &[Entry] = &[
+    Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
+    Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
+];
 
 /// Names accepted by [`build`].
 pub fn codec_names() -> Vec<&'static str> {
