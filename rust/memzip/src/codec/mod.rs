@@ -7,6 +7,7 @@
 //! "worth it" rule, block-size checks).
 
 pub mod bdi;
+pub mod mag_bdi;
 pub mod none;
 pub mod registry;
 

@@ -90,6 +90,7 @@ struct Entry {
 const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
     Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
+    Entry { name: "mag_bdi", knobs: &["bases"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
 ];
 
 /// Names accepted by [`build`].
