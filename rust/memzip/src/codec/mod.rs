@@ -7,6 +7,8 @@
 //! "worth it" rule, block-size checks).
 
 pub mod adaptive;
+pub mod bdi;
+pub mod mag_bdi;
 pub mod none;
 pub mod registry;
 

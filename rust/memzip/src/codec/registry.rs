@@ -90,6 +90,8 @@ struct Entry {
 /// Every codec memzip knows, in the order `codec_names` lists them.
 const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
+    Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
+    Entry { name: "mag_bdi", knobs: &["bases"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
     Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
 ];
 

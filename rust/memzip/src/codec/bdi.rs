@@ -1,0 +1,528 @@
+//! Base-Delta-Immediate compression (BDI; Pekhimenko et al., PACT 2012), as
+//! described in paper 002 Section III and paper 004 Table II.
+//!
+//! A block is read as little-endian values of a base size (8, 4 or 2 bytes).
+//! Every value is stored as a fixed-width signed delta from one of two bases:
+//! an implicit zero base (narrow values) and one explicit base, the first value
+//! whose delta from zero does not fit the delta width (paper 002 Sec. III: "the
+//! first value that cannot be compressed with the zero base"). A bitmask with
+//! one bit per value says which base each delta belongs to. All encodings are
+//! tried and the smallest wins (paper 002 Sec. III).
+//!
+//! Payload layouts (MSB-first, no padding between fields):
+//!
+//! | id | name           | payload                                   | 128 B | 64 B | 32 B  |
+//! |----|----------------|-------------------------------------------|-------|------|-------|
+//! | 0  | uncompressed   | the block                                 | 128   | 64   | 32    |
+//! | 1  | zeros          | one zero byte                             | 1     | 1    | 1     |
+//! | 2  | repeated       | the repeated 8-byte value                 | 8     | 8    | 8     |
+//! | 3  | base8_delta1   | base (64 b), bitmask (n b), n x 8 b       | 26    | 17   | 12.5  |
+//! | 4  | base8_delta2   | base (64 b), bitmask, n x 16 b            | 42    | 25   | 16.5  |
+//! | 5  | base8_delta4   | base (64 b), bitmask, n x 32 b            | 74    | 41   | 24.5  |
+//! | 6  | base4_delta1   | base (32 b), bitmask, n x 8 b             | 40    | 22   | 13    |
+//! | 7  | base4_delta2   | base (32 b), bitmask, n x 16 b            | 72    | 38   | 21    |
+//! | 8  | base2_delta1   | base (16 b), bitmask, n x 8 b             | 74    | 38   | 20    |
+//!
+//! (sizes in bytes; n = block bytes / base bytes). The ids follow the prefix
+//! order of paper 004 Table II, except that 0 is "uncompressed" as for every
+//! memzip codec; 9 encodings need 4 metadata bits, as in that table.
+//!
+//! Decisions where the papers leave room:
+//! - Sizes include the explicit base and the bitmask (paper 002 Fig. 4: "40
+//!   bytes including non-zero base and 32-bit bitmask"). The bitmask is exactly
+//!   one bit per value, not rounded to whole bytes: the payload is a packed
+//!   bitstream, so only 32-byte blocks with an 8-byte base (a 4-bit bitmask)
+//!   end in a half byte. No burst count changes either way.
+//! - A zero block stores one zero byte, the size the original BDI paper gives
+//!   its "Zeros" encoding. Hardware needs no payload at all (the encoding id
+//!   says everything), and one byte moves the same single burst, but a
+//!   non-empty payload lets the decoder reject truncation like every other
+//!   encoding does.
+//! - When no value needs the explicit base (every value fits the zero base),
+//!   the base field is still stored, as zero: each encoding has one static
+//!   size, which is what the metadata needs to size the DRAM request.
+//! - Deltas from the explicit base are computed modulo 2^(8 x base bytes), as
+//!   a base-width hardware subtractor does; the decoder adds modulo the same.
+//! - Equal sizes (e.g. base8_delta4 and base2_delta1 at 128 B) go to the
+//!   lower id.
+//! - The "worth it" rule (keep a compressed form only if it saves a burst)
+//!   applies as for every codec. With 128 B blocks and a 32 B MAG every BDI
+//!   size is at most 74 B, so it never rejects one; with a 64 B MAG it rejects
+//!   the 72 and 74 B encodings, and with a 32 B block in one 32 B burst it
+//!   rejects everything.
+
+use super::{check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
+use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
+use crate::error::CodecError;
+use crate::geometry::Geometry;
+
+/// One two-base (implicit zero + explicit) base-delta layout: the unit both
+/// BDI and MAG-aware BDI build their encodings from (paper 002 Fig. 9 is one
+/// such compressor unit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BaseDelta {
+    /// Size of each value and of the explicit base.
+    pub base_bytes: usize,
+    /// Width of every stored delta (sign-extended on decode).
+    pub delta_bits: u32,
+}
+
+impl BaseDelta {
+    pub const fn new(base_bytes: usize, delta_bits: u32) -> Self {
+        BaseDelta { base_bytes, delta_bits }
+    }
+
+    fn word_bits(&self) -> u32 {
+        (self.base_bytes * 8) as u32
+    }
+
+    /// Values (and so bitmask bits and deltas) in a block.
+    pub fn value_count(&self, block_bytes: usize) -> usize {
+        block_bytes / self.base_bytes
+    }
+
+    /// Explicit base plus bitmask: paper 002 Eq. 1's `header_size`, in bits.
+    pub fn header_bits(&self, block_bytes: usize) -> usize {
+        self.base_bytes * 8 + self.value_count(block_bytes)
+    }
+
+    /// The one static size of this encoding for a block, in bits.
+    pub fn compressed_bits(&self, block_bytes: usize) -> usize {
+        self.header_bits(block_bytes) + self.value_count(block_bytes) * self.delta_bits as usize
+    }
+
+    /// Runs the compressor unit: the zero-base sign-extension check first,
+    /// then the first value that fails it becomes the explicit base and the
+    /// remaining failures are checked against that base (paper 002 Sec. IV-E).
+    /// `None` if some value fits neither base.
+    pub fn encode(&self, block: &[u8]) -> Option<BitWriter> {
+        let word_bits = self.word_bits();
+        let count = self.value_count(block.len());
+        let mut base: Option<u64> = None;
+        let mut uses_base = Vec::with_capacity(count);
+        let mut deltas = Vec::with_capacity(count);
+        for value in words(block, self.base_bytes) {
+            let from_zero = sign_extend(value, word_bits);
+            if fits_signed(from_zero, self.delta_bits) {
+                uses_base.push(false);
+                deltas.push(from_zero as u64);
+                continue;
+            }
+            let base_value = *base.get_or_insert(value);
+            let from_base = sign_extend(value.wrapping_sub(base_value), word_bits);
+            if !fits_signed(from_base, self.delta_bits) {
+                return None;
+            }
+            uses_base.push(true);
+            deltas.push(from_base as u64);
+        }
+        let mut writer = BitWriter::with_capacity_bits(self.compressed_bits(block.len()));
+        writer.write(base.unwrap_or(0), word_bits);
+        for &bit in &uses_base {
+            writer.write_bool(bit);
+        }
+        for &delta in &deltas {
+            writer.write(delta, self.delta_bits);
+        }
+        Some(writer)
+    }
+
+    /// Reads base, bitmask and deltas back and adds each delta to its base
+    /// (paper 002 Fig. 10). Any bit pattern of the right length decodes.
+    pub fn decode(&self, reader: &mut BitReader<'_>, block_bytes: usize) -> Result<Vec<u8>, CodecError> {
+        let word_bits = self.word_bits();
+        let base = reader.read(word_bits)?;
+        let uses_base = (0..self.value_count(block_bytes))
+            .map(|_| reader.read_bool())
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = Vec::with_capacity(block_bytes);
+        for uses_base in uses_base {
+            let delta = sign_extend(reader.read(self.delta_bits)?, self.delta_bits) as u64;
+            let value = if uses_base { base.wrapping_add(delta) } else { delta };
+            push_word(&mut out, value, self.base_bytes);
+        }
+        reader.expect_end()?;
+        Ok(out)
+    }
+}
+
+/// Encoding id of an all-zero block.
+const ZEROS: EncodingId = 1;
+/// Encoding id of a block of one repeated 8-byte value.
+const REPEATED: EncodingId = 2;
+/// Id of the first base-delta encoding; the rest follow in table order.
+const FIRST_BASE_DELTA: EncodingId = 3;
+/// Bits stored for a zero block (see the module notes).
+const ZERO_BLOCK_BITS: u32 = 8;
+/// The repeated-value encoding stores one 8-byte value (paper 004 Table II).
+const REPEATED_WORD_BYTES: usize = 8;
+
+/// The six base/delta pairs of BDI (paper 002 Sec. III, paper 004 Table II),
+/// in id order from [`FIRST_BASE_DELTA`].
+const BASE_DELTA_ENCODINGS: [BaseDelta; 6] = [
+    BaseDelta::new(8, 8),
+    BaseDelta::new(8, 16),
+    BaseDelta::new(8, 32),
+    BaseDelta::new(4, 8),
+    BaseDelta::new(4, 16),
+    BaseDelta::new(2, 8),
+];
+
+/// The base-delta layout an encoding id names, if it names one.
+fn base_delta_for(encoding: EncodingId) -> Option<BaseDelta> {
+    let index = encoding.checked_sub(FIRST_BASE_DELTA)? as usize;
+    BASE_DELTA_ENCODINGS.get(index).copied()
+}
+
+/// Base-Delta-Immediate with zero and repeated-value encodings.
+#[derive(Debug, Clone)]
+pub struct Bdi {
+    geometry: Geometry,
+}
+
+impl Bdi {
+    pub fn new(geometry: Geometry) -> Self {
+        Bdi { geometry }
+    }
+
+    /// Every encoding that can represent `block`, with its bitstream.
+    fn candidates(block: &[u8]) -> Vec<(EncodingId, BitWriter)> {
+        let mut found = Vec::new();
+        if block.iter().all(|&b| b == 0) {
+            let mut writer = BitWriter::new();
+            writer.write(0, ZERO_BLOCK_BITS);
+            found.push((ZEROS, writer));
+        }
+        let mut eight_byte_words = words(block, REPEATED_WORD_BYTES);
+        if let Some(first) = eight_byte_words.next() {
+            if eight_byte_words.all(|w| w == first) {
+                let mut writer = BitWriter::new();
+                writer.write(first, 64);
+                found.push((REPEATED, writer));
+            }
+        }
+        for (id, layout) in (FIRST_BASE_DELTA..).zip(BASE_DELTA_ENCODINGS) {
+            if let Some(writer) = layout.encode(block) {
+                found.push((id, writer));
+            }
+        }
+        found
+    }
+
+    fn decode_zeros(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        let mut reader = compressed.reader()?;
+        if reader.read(ZERO_BLOCK_BITS)? != 0 {
+            return Err(CodecError::Corrupt("zero-block payload is not zero".into()));
+        }
+        reader.expect_end()?;
+        Ok(vec![0; self.geometry.block_bytes()])
+    }
+
+    fn decode_repeated(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        let mut reader = compressed.reader()?;
+        let value = reader.read(64)?;
+        reader.expect_end()?;
+        let mut out = Vec::with_capacity(self.geometry.block_bytes());
+        for _ in 0..self.geometry.block_bytes() / REPEATED_WORD_BYTES {
+            push_word(&mut out, value, REPEATED_WORD_BYTES);
+        }
+        Ok(out)
+    }
+}
+
+impl Codec for Bdi {
+    fn name(&self) -> &str {
+        "bdi"
+    }
+
+    fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        check_block_size(block, self.geometry)?;
+        // Smallest size wins; `min_by_key` keeps the first of equals, i.e. the lower id.
+        let best = Self::candidates(block).into_iter().min_by_key(|(_, writer)| writer.bit_len());
+        Ok(match best {
+            Some((id, writer)) => CompressedBlock::or_uncompressed(id, writer, block, self.geometry),
+            None => CompressedBlock::uncompressed(block, self.geometry),
+        })
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        match compressed.encoding {
+            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
+            ZEROS => self.decode_zeros(compressed),
+            REPEATED => self.decode_repeated(compressed),
+            other => match base_delta_for(other) {
+                Some(layout) => layout.decode(&mut compressed.reader()?, self.geometry.block_bytes()),
+                None => Err(CodecError::UnknownEncoding(other)),
+            },
+        }
+    }
+
+    fn latency(&self) -> Latency {
+        // design.md: BDI compresses and decompresses in one cycle each.
+        Latency::new(1, 1)
+    }
+
+    fn encoding_names(&self) -> Vec<String> {
+        let mut names = vec!["uncompressed".to_string(), "zeros".into(), "repeated".into()];
+        names.extend(
+            BASE_DELTA_ENCODINGS
+                .iter()
+                .map(|layout| format!("base{}_delta{}", layout.base_bytes, layout.delta_bits / 8)),
+        );
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
+    use proptest::prelude::*;
+
+    const B8_D1: EncodingId = 3;
+    const B8_D2: EncodingId = 4;
+    const B8_D4: EncodingId = 5;
+    const B4_D1: EncodingId = 6;
+    const B4_D2: EncodingId = 7;
+    const B2_D1: EncodingId = 8;
+
+    fn block_of(values: &[u64], width_bytes: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &v in values {
+            push_word(&mut out, v, width_bytes);
+        }
+        out
+    }
+
+    fn geometry(block_bytes: usize, mag_bytes: usize) -> Geometry {
+        Geometry::new(block_bytes, mag_bytes).unwrap()
+    }
+
+    /// Compresses with the default 128 B / 32 B geometry, checks the round
+    /// trip and returns (encoding, compressed bytes).
+    fn compress_128(values: &[u64], width_bytes: usize) -> (EncodingId, usize) {
+        compress_in(Geometry::default(), &block_of(values, width_bytes))
+    }
+
+    fn compress_in(geometry: Geometry, block: &[u8]) -> (EncodingId, usize) {
+        let mut codec = Bdi::new(geometry);
+        let compressed = assert_round_trips(&mut codec, block).unwrap();
+        assert_eq!(compressed.compressed_bits % 8, 0, "sizes here are whole bytes");
+        (compressed.encoding, compressed.compressed_bits / 8)
+    }
+
+    const POINTER: u64 = 0x7f00_1234_5678_0000;
+
+    #[test]
+    fn static_sizes_for_128_byte_blocks() {
+        let bytes: Vec<usize> = BASE_DELTA_ENCODINGS.iter().map(|l| l.compressed_bits(128) / 8).collect();
+        // Paper 002 Sec. IV-B: Base4-Δ1 is 40 bytes, Base4-Δ2 72 bytes, both with base and bitmask.
+        assert_eq!(bytes, vec![26, 42, 74, 40, 72, 74]);
+        let bytes_64: Vec<usize> = BASE_DELTA_ENCODINGS.iter().map(|l| l.compressed_bits(64) / 8).collect();
+        assert_eq!(bytes_64, vec![17, 25, 41, 22, 38, 38]);
+        let bits_32: Vec<usize> = BASE_DELTA_ENCODINGS.iter().map(|l| l.compressed_bits(32)).collect();
+        assert_eq!(bits_32, vec![100, 132, 196, 104, 168, 160]);
+    }
+
+    #[test]
+    fn zero_block_is_one_byte_and_one_burst() {
+        let mut codec = Bdi::new(Geometry::default());
+        let c = assert_round_trips(&mut codec, &[0u8; 128]).unwrap();
+        assert_eq!((c.encoding, c.compressed_bits, c.mag_bytes, c.burst_count), (ZEROS, 8, 32, 1));
+        assert_eq!(c.payload, vec![0]);
+    }
+
+    #[test]
+    fn repeated_value_is_eight_bytes() {
+        assert_eq!(compress_128(&[0xdead_beef_cafe_babe; 16], 8), (REPEATED, 8));
+        // A small repeated value also fits base8_delta1 (26 B) but repeated is smaller.
+        assert_eq!(compress_128(&[1; 16], 8), (REPEATED, 8));
+        // A repeated 4-byte pattern is a repeated 8-byte value too.
+        assert_eq!(compress_128(&[0x1234_5678; 32], 4), (REPEATED, 8));
+    }
+
+    #[test]
+    fn base8_delta1_pointers() {
+        let values: Vec<u64> = (0..16).map(|i| POINTER + i * 8).collect();
+        assert_eq!(compress_128(&values, 8), (B8_D1, 26));
+    }
+
+    #[test]
+    fn base8_delta2() {
+        let values: Vec<u64> = (0..16).map(|i| POINTER + i * 1000).collect();
+        assert_eq!(compress_128(&values, 8), (B8_D2, 42));
+    }
+
+    #[test]
+    fn base8_delta4() {
+        let values: Vec<u64> = (0..16).map(|i| POINTER + i * 100_000).collect();
+        assert_eq!(compress_128(&values, 8), (B8_D4, 74));
+    }
+
+    #[test]
+    fn base4_delta1_is_40_bytes() {
+        let values: Vec<u64> = (0..32).map(|i| 0x1000_0000 + i).collect();
+        assert_eq!(compress_128(&values, 4), (B4_D1, 40));
+    }
+
+    #[test]
+    fn base4_delta2_is_72_bytes() {
+        let values: Vec<u64> = (0..32).map(|i| 0x1000_0000 + i * 1000).collect();
+        assert_eq!(compress_128(&values, 4), (B4_D2, 72));
+    }
+
+    #[test]
+    fn base2_delta1() {
+        let values: Vec<u64> = (0..64).map(|i| 0x1234 + i).collect();
+        assert_eq!(compress_128(&values, 2), (B2_D1, 74));
+    }
+
+    #[test]
+    fn wide_values_stay_uncompressed() {
+        let values: Vec<u64> = (0..16).map(|i| POINTER + (i << 40)).collect();
+        assert_eq!(compress_128(&values, 8), (UNCOMPRESSED, 128));
+    }
+
+    #[test]
+    fn delta_limits_are_sign_extended() {
+        // 4-byte values: -128 and +127 fit one byte from the zero base, +128 does not.
+        let mut values = vec![0xffff_ff80u64, 127];
+        values.extend(std::iter::repeat(0).take(30));
+        let block = block_of(&values, 4);
+        let layout = BaseDelta::new(4, 8);
+        let writer = layout.encode(&block).unwrap();
+        let (payload, bits) = writer.finish();
+        let mut reader = BitReader::new(&payload, bits).unwrap();
+        assert_eq!(reader.read(32).unwrap(), 0, "no explicit base needed: stored as zero");
+        assert_eq!(reader.read(32).unwrap(), 0, "every value uses the zero base");
+        // From the base: base+127 and base-128 fit, base+128 does not.
+        let base = 0x4000_0000u64;
+        let fits = block_of(&[vec![base, base + 127, base - 128], vec![5; 29]].concat(), 4);
+        assert!(layout.encode(&fits).is_some());
+        let too_far = block_of(&[vec![base, base + 128], vec![5; 30]].concat(), 4);
+        assert!(layout.encode(&too_far).is_none());
+        assert_eq!(compress_128(&[vec![base, base + 128], vec![5; 30]].concat(), 4), (B4_D2, 72));
+    }
+
+    #[test]
+    fn bitmask_marks_values_of_the_explicit_base() {
+        // The first value that fails the zero base (0x4000_0000) becomes the base;
+        // narrow values keep the zero base even after it, -3 included.
+        let values = [vec![5u64, 0x4000_0000, 0x4000_0001, 0xffff_fffd, 0x3fff_ff80], vec![0; 27]].concat();
+        let writer = BaseDelta::new(4, 8).encode(&block_of(&values, 4)).unwrap();
+        let (payload, bits) = writer.finish();
+        assert_eq!(bits, 320);
+        let mut reader = BitReader::new(&payload, bits).unwrap();
+        assert_eq!(reader.read(32).unwrap(), 0x4000_0000);
+        assert_eq!(reader.read(5).unwrap(), 0b01101);
+        assert_eq!(reader.read(27).unwrap(), 0);
+        let deltas: Vec<i64> = (0..5).map(|_| sign_extend(reader.read(8).unwrap(), 8)).collect();
+        assert_eq!(deltas, vec![5, 0, 1, -3, -128]);
+    }
+
+    #[test]
+    fn explicit_base_wraps_at_the_base_width() {
+        // 0x7fff_ffff -> 0x8000_0000 is +1 in a 32-bit subtractor.
+        let values = [vec![0x7fff_ffffu64, 0x8000_0000, 0x8000_0005], vec![0; 29]].concat();
+        assert_eq!(compress_128(&values, 4), (B4_D1, 40));
+    }
+
+    #[test]
+    fn equal_sizes_go_to_the_lower_id() {
+        // 64 B block: base4_delta2 and base2_delta1 are both 38 bytes and both fit.
+        let pattern = [16u64, 0x2000, 0x1_0005];
+        let values: Vec<u64> = pattern.iter().cycle().take(16).copied().collect();
+        let block = block_of(&values, 4);
+        assert!(BaseDelta::new(2, 8).encode(&block).is_some());
+        assert!(BaseDelta::new(4, 8).encode(&block).is_none());
+        assert_eq!(compress_in(geometry(64, 16), &block), (B4_D2, 38));
+    }
+
+    #[test]
+    fn small_blocks() {
+        // 32 B block, 16 B MAG: base8_delta1 is 8 + 4 + 0.5 = 12.5 bytes, one burst.
+        let values: Vec<u64> = (0..4).map(|i| POINTER + i).collect();
+        let mut codec = Bdi::new(geometry(32, 16));
+        let c = assert_round_trips(&mut codec, &block_of(&values, 8)).unwrap();
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (B8_D1, 100, 1));
+        // base4_delta2 (21 B) would need both 16 B bursts: not worth it.
+        let values: Vec<u64> = (0..8).map(|i| 0x1000_0000 + i * 1000).collect();
+        let c = assert_round_trips(&mut codec, &block_of(&values, 4)).unwrap();
+        assert_eq!((c.encoding, c.burst_count), (UNCOMPRESSED, 2));
+        // 64 B block: base4_delta1 is 4 + 16 + 2 = 22 bytes.
+        let values: Vec<u64> = (0..16).map(|i| 0x1000_0000 + i).collect();
+        assert_eq!(compress_in(geometry(64, 32), &block_of(&values, 4)), (B4_D1, 22));
+    }
+
+    #[test]
+    fn worth_it_rule() {
+        // 32 B block in one 32 B burst: nothing can save a burst, not even zeros.
+        assert_eq!(compress_in(geometry(32, 32), &[0; 32]), (UNCOMPRESSED, 32));
+        // 128 B block, 64 B MAG: base4_delta2 (72 B) needs two bursts, as raw does.
+        let values: Vec<u64> = (0..32).map(|i| 0x1000_0000 + i * 1000).collect();
+        assert_eq!(compress_in(geometry(128, 64), &block_of(&values, 4)), (UNCOMPRESSED, 128));
+        let values: Vec<u64> = (0..32).map(|i| 0x1000_0000 + i).collect();
+        assert_eq!(compress_in(geometry(128, 64), &block_of(&values, 4)), (B4_D1, 40));
+    }
+
+    #[test]
+    fn corrupt_and_unknown_payloads_are_errors() {
+        let mut codec = Bdi::new(Geometry::default());
+        let zero = CompressedBlock { encoding: ZEROS, payload: vec![1], compressed_bits: 8, mag_bytes: 32, burst_count: 1 };
+        assert!(matches!(codec.decompress(&zero), Err(CodecError::Corrupt(_))));
+        let unknown = CompressedBlock { encoding: 9, ..zero.clone() };
+        assert_eq!(codec.decompress(&unknown), Err(CodecError::UnknownEncoding(9)));
+        // A base4_delta1 payload one byte too long has unread bits.
+        let values: Vec<u64> = (0..32).map(|i| 0x1000_0000 + i).collect();
+        let mut c = Bdi::new(Geometry::default()).compress(&block_of(&values, 4)).unwrap();
+        c.payload.push(0);
+        c.compressed_bits += 8;
+        assert!(matches!(codec.decompress(&c), Err(CodecError::Corrupt(_))));
+        assert!(codec.compress(&[0; 64]).is_err());
+    }
+
+    #[test]
+    fn metadata_and_latency() {
+        let codec = Bdi::new(Geometry::default());
+        let names = codec.encoding_names();
+        assert_eq!(names.len(), 9);
+        assert_eq!(names[B4_D1 as usize], "base4_delta1");
+        assert_eq!(names[B2_D1 as usize], "base2_delta1");
+        assert_eq!(codec.metadata_bits(), 4);
+        assert_eq!(codec.latency(), Latency::new(1, 1));
+    }
+
+    fn all_geometries() -> Vec<Geometry> {
+        BLOCK_SIZES
+            .iter()
+            .flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok()))
+            .collect()
+    }
+
+    fn geometry_and_block(random: bool) -> impl Strategy<Value = (Geometry, Vec<u8>)> {
+        prop::sample::select(all_geometries()).prop_flat_map(move |g| {
+            let blocks = if random { random_block(g.block_bytes()).boxed() } else { structured_block(g.block_bytes()) };
+            (Just(g), blocks)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips_structured((geometry, block) in geometry_and_block(false)) {
+            let compressed = assert_round_trips(&mut Bdi::new(geometry), &block)?;
+            if let Some(layout) = base_delta_for(compressed.encoding) {
+                prop_assert_eq!(compressed.compressed_bits, layout.compressed_bits(geometry.block_bytes()));
+            }
+        }
+
+        #[test]
+        fn round_trips_random((geometry, block) in geometry_and_block(true)) {
+            assert_round_trips(&mut Bdi::new(geometry), &block)?;
+        }
+    }
+}
