@@ -1,0 +1,1 @@
+//! DRAM block traces (format in the next commit).
