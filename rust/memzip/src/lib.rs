@@ -12,6 +12,8 @@ pub mod bits;
 pub mod codec;
 pub mod error;
 pub mod geometry;
+pub mod mc;
+pub mod trace;
 
 pub use codec::{Codec, CompressedBlock, EncodingId, Latency};
 pub use error::{CodecError, ConfigError};

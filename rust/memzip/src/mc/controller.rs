@@ -1,0 +1,921 @@
+//! One memory controller with a compressor: what a DRAM write-back, a DRAM
+//! read and a host-to-device copy cost once blocks are compressed.
+//!
+//! The simulator's C++ hook only forwards events here and applies the numbers
+//! it gets back (burst counts, extra metadata accesses, latencies); every
+//! decision is made in this file.
+//!
+//! Modelling choices (the papers' where they say, ours where they do not):
+//! - Write-back (papers 000 §III-A, 002 §IV-F): compress, update the block's
+//!   metadata in the metadata cache (write-allocate, see
+//!   [`metadata_cache`](super::metadata_cache)) and the backing store, write
+//!   `burst_count` bursts, add the compression latency.
+//! - Read: metadata-cache lookup first (1 cycle, paper 002 §V; a miss adds a
+//!   DRAM access of one metadata line), then `burst_count` bursts of the
+//!   stored encoding, then the decompression latency when the block is
+//!   stored compressed (an uncompressed block bypasses the decompressor).
+//! - Host-to-device copy (paper 000 §III-A: "E2MC requires compression when
+//!   the data is transferred from CPU to GPU to initialize the MDC"): compress
+//!   and initialise the block's metadata in the backing store. The copy's
+//!   traffic is counted apart from kernel traffic, and the metadata cache is
+//!   not touched (a kernel starts with a cold cache; copies are not timed).
+//! - A block never written nor copied is read as uncompressed (full bursts,
+//!   no decompression). The simulator's functional memory reads such memory
+//!   as zeros, but DRAM never received a compressed copy of it, and the
+//!   metadata store is initialised to "uncompressed"; compressing those zeros
+//!   would invent savings the unpatched run cannot have.
+//! - Addresses are aligned down to the block. The metadata cache indexes
+//!   lines by block number, so pass the address *as this controller sees it*
+//!   (gpgpu-sim's partition-local address) to make one line cover consecutive
+//!   blocks of this controller, as in hardware; a global address also works
+//!   but, with channel interleaving, leaves most of each line unused.
+//! - A codec that keeps no metadata (`none`, `metadata_bits() == 0`) has no
+//!   metadata cache: no lookups, no latency, no extra accesses, so `none`
+//!   leaves every simulator statistic unchanged.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::metadata_cache::{MdcAccess, MdcConfig, MetadataCache};
+use super::stats::McStats;
+use crate::codec::registry::{self, CodecSpec};
+use crate::codec::{Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
+use crate::error::{CodecError, ConfigError};
+use crate::geometry::Geometry;
+
+/// Controller options beyond the codec itself (the `-memzip_*` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McOptions {
+    /// Overrides the codec's compression latency (`-memzip_comp_latency`).
+    pub compress_latency: Option<u32>,
+    /// Overrides the codec's decompression latency (`-memzip_decomp_latency`).
+    pub decompress_latency: Option<u32>,
+    /// Metadata-cache lookup latency on reads (paper 002 §V: 1 cycle).
+    pub mdc_latency: u32,
+    /// Decompress every compressed block and compare (`-memzip_verify`).
+    pub verify: bool,
+    pub mdc: MdcConfig,
+}
+
+impl Default for McOptions {
+    fn default() -> Self {
+        McOptions {
+            compress_latency: None,
+            decompress_latency: None,
+            mdc_latency: 1,
+            verify: false,
+            mdc: MdcConfig::default(),
+        }
+    }
+}
+
+/// What the controller remembers about a block in DRAM: its metadata
+/// (encoding) and the sizes derived from it. 4 bytes, so a large footprint
+/// stays affordable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredBlock {
+    pub encoding: EncodingId,
+    pub compressed_bits: u16,
+    pub burst_count: u8,
+}
+
+/// What a write-back (or a copy) costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOutcome {
+    pub encoding: EncodingId,
+    pub compressed_bits: usize,
+    /// Size the DRAM write to this many MAG bursts.
+    pub burst_count: usize,
+    /// `burst_count * mag_bytes`.
+    pub dram_bytes: usize,
+    /// Compression latency to add before the write.
+    pub compress_cycles: u32,
+    /// The block's metadata line was not in the metadata cache.
+    pub metadata_miss: bool,
+    /// Extra DRAM read to issue for the metadata line fill (0 on a hit).
+    pub metadata_fetch_bytes: usize,
+    /// Extra DRAM write to issue for a dirty metadata line evicted (else 0).
+    pub metadata_writeback_bytes: usize,
+}
+
+/// What a DRAM read costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOutcome {
+    /// The stored encoding (uncompressed for never-written blocks).
+    pub encoding: EncodingId,
+    /// Size the DRAM read to this many MAG bursts.
+    pub burst_count: usize,
+    /// `burst_count * mag_bytes`.
+    pub dram_bytes: usize,
+    /// Latency on the return path before the L2 fill (0 if uncompressed).
+    pub decompress_cycles: u32,
+    /// Metadata-cache lookup latency before the read is issued.
+    pub metadata_cycles: u32,
+    pub metadata_miss: bool,
+    /// Extra DRAM read to issue for the metadata line fill (0 on a hit).
+    pub metadata_fetch_bytes: usize,
+    /// Extra DRAM write to issue for a dirty metadata line evicted (else 0).
+    pub metadata_writeback_bytes: usize,
+    /// False when the block was never written nor copied.
+    pub was_written: bool,
+}
+
+/// Why a controller operation failed. Each names the codec and the block
+/// address, so the simulator can stop with one useful line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McError {
+    /// The codec refused the block (e.g. wrong block size).
+    Codec { codec: String, addr: u64, source: CodecError },
+    /// The codec returned sizes that do not agree with each other or the
+    /// geometry: a codec bug.
+    InvalidOutput { codec: String, addr: u64, why: String },
+    /// `-memzip_verify`: the block did not decode to the original.
+    VerifyFailed { codec: String, addr: u64, why: String },
+    /// Ending the sampling phase failed (E2MC could not build its table).
+    EndSampling { codec: String, source: CodecError },
+}
+
+impl fmt::Display for McError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McError::Codec { codec, addr, source } => {
+                write!(f, "memzip codec '{codec}' failed on block {addr:#x}: {source}")
+            }
+            McError::InvalidOutput { codec, addr, why } => {
+                write!(f, "memzip codec '{codec}' produced an inconsistent block at {addr:#x}: {why}")
+            }
+            McError::VerifyFailed { codec, addr, why } => {
+                write!(f, "memzip verify failed: codec '{codec}', block {addr:#x}: {why}")
+            }
+            McError::EndSampling { codec, source } => {
+                write!(f, "memzip codec '{codec}' could not end its sampling phase: {source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for McError {}
+
+/// Metadata-cache consequences of one access.
+#[derive(Debug, Clone, Copy, Default)]
+struct MetadataOutcome {
+    cycles: u32,
+    miss: bool,
+    fetch_bytes: usize,
+    writeback_bytes: usize,
+}
+
+/// A memory controller: codec, metadata cache, backing store of block
+/// metadata, and statistics. Deterministic: the same calls give the same
+/// outcomes and stats.
+pub struct MemoryController {
+    codec: Box<dyn Codec>,
+    geometry: Geometry,
+    encoding_names: Vec<String>,
+    latency: Latency,
+    options: McOptions,
+    /// `None` when the codec keeps no metadata.
+    mdc: Option<MetadataCache>,
+    /// Metadata of every block written or copied, by block number.
+    blocks: HashMap<u64, StoredBlock>,
+    stats: McStats,
+}
+
+impl fmt::Debug for MemoryController {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryController")
+            .field("codec", &self.codec.name())
+            .field("geometry", &self.geometry)
+            .field("latency", &self.latency)
+            .field("options", &self.options)
+            .field("stored_blocks", &self.blocks.len())
+            .finish()
+    }
+}
+
+impl MemoryController {
+    /// Builds the codec a spec names (see [`registry`]) and a controller
+    /// around it.
+    pub fn new(spec: &CodecSpec, options: McOptions) -> Result<Self, ConfigError> {
+        Self::with_codec(registry::build(spec)?, options)
+    }
+
+    /// A controller around an already built codec.
+    pub fn with_codec(codec: Box<dyn Codec>, options: McOptions) -> Result<Self, ConfigError> {
+        let geometry = codec.geometry();
+        let metadata_bits = codec.metadata_bits();
+        let mdc = match metadata_bits {
+            0 => None,
+            bits => Some(MetadataCache::new(options.mdc, bits)?),
+        };
+        let defaults = codec.latency();
+        let latency = Latency::new(
+            options.compress_latency.unwrap_or(defaults.compress_cycles),
+            options.decompress_latency.unwrap_or(defaults.decompress_cycles),
+        );
+        let stats = McStats {
+            codec: codec.name().to_string(),
+            controllers: 1,
+            block_bytes: geometry.block_bytes(),
+            mag_bytes: geometry.mag_bytes(),
+            metadata: super::stats::MetadataStats { enabled: mdc.is_some(), ..Default::default() },
+            ..Default::default()
+        };
+        Ok(MemoryController {
+            encoding_names: codec.encoding_names(),
+            codec,
+            geometry,
+            latency,
+            options,
+            mdc,
+            blocks: HashMap::new(),
+            stats,
+        })
+    }
+
+    pub fn codec_name(&self) -> &str {
+        self.codec.name()
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// Latencies in effect (codec defaults with the options' overrides).
+    pub fn latency(&self) -> Latency {
+        self.latency
+    }
+
+    pub fn options(&self) -> McOptions {
+        self.options
+    }
+
+    /// The encoding's name, e.g. for printing a histogram.
+    pub fn encoding_name(&self, encoding: EncodingId) -> &str {
+        self.encoding_names.get(encoding as usize).map_or("unknown", String::as_str)
+    }
+
+    pub fn metadata_cache(&self) -> Option<&MetadataCache> {
+        self.mdc.as_ref()
+    }
+
+    /// The block's stored metadata, if it was written or copied.
+    pub fn stored(&self, addr: u64) -> Option<StoredBlock> {
+        self.blocks.get(&self.block_index(addr)).copied()
+    }
+
+    /// Block-aligned address of the block holding `addr`.
+    pub fn block_addr(&self, addr: u64) -> u64 {
+        self.block_index(addr) * self.geometry.block_bytes() as u64
+    }
+
+    fn block_index(&self, addr: u64) -> u64 {
+        addr / self.geometry.block_bytes() as u64
+    }
+
+    /// A DRAM write-back of the block at `addr` holding `bytes` (read by the
+    /// caller from the functional memory).
+    pub fn write_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
+        let addr = self.block_addr(addr);
+        let compressed = self.compress_checked(addr, bytes)?;
+        let metadata = self.metadata_access(addr, MdcAccess::Write);
+        self.store(addr, &compressed);
+        let name = self.encoding_name(compressed.encoding).to_string();
+        let stats = &mut self.stats;
+        stats.writes.record(&compressed, &name, self.geometry.block_bytes());
+        stats.dram_writes.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
+        stats.compress_cycles += self.latency.compress_cycles as u64;
+        Ok(self.write_outcome(&compressed, metadata))
+    }
+
+    /// A DRAM read of the block at `addr`.
+    pub fn read_block(&mut self, addr: u64) -> ReadOutcome {
+        let addr = self.block_addr(addr);
+        let metadata = self.metadata_access(addr, MdcAccess::Read);
+        let stored = self.blocks.get(&self.block_index(addr)).copied();
+        let (encoding, burst_count) = match stored {
+            Some(block) => (block.encoding, block.burst_count as usize),
+            None => (UNCOMPRESSED, self.geometry.block_bursts()),
+        };
+        let decompress_cycles = if encoding == UNCOMPRESSED { 0 } else { self.latency.decompress_cycles };
+        let name = self.encoding_name(encoding).to_string();
+        let stats = &mut self.stats;
+        *stats.reads_by_encoding.entry(name).or_insert(0) += 1;
+        stats.unwritten_reads += stored.is_none() as u64;
+        stats.dram_reads.record(burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
+        stats.decompress_cycles += decompress_cycles as u64;
+        ReadOutcome {
+            encoding,
+            burst_count,
+            dram_bytes: burst_count * self.geometry.mag_bytes(),
+            decompress_cycles,
+            metadata_cycles: metadata.cycles,
+            metadata_miss: metadata.miss,
+            metadata_fetch_bytes: metadata.fetch_bytes,
+            metadata_writeback_bytes: metadata.writeback_bytes,
+            was_written: stored.is_some(),
+        }
+    }
+
+    /// A host-to-device copy of one block: compressed and its metadata
+    /// initialised, counted as copy traffic (not kernel traffic); the
+    /// metadata cache is not touched.
+    pub fn memcpy_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
+        let addr = self.block_addr(addr);
+        let compressed = self.compress_checked(addr, bytes)?;
+        self.store(addr, &compressed);
+        let name = self.encoding_name(compressed.encoding).to_string();
+        let stats = &mut self.stats;
+        stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
+        stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
+        Ok(self.write_outcome(&compressed, MetadataOutcome::default()))
+    }
+
+    /// Ends the codec's online sampling phase (E2MC builds its code table).
+    pub fn end_sampling(&mut self) -> Result<(), McError> {
+        self.codec
+            .end_sampling()
+            .map_err(|source| McError::EndSampling { codec: self.codec.name().to_string(), source })?;
+        self.stats.sampling_ends += 1;
+        Ok(())
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> McStats {
+        let mut stats = self.stats.clone();
+        if let Some(mdc) = &self.mdc {
+            stats.metadata.cache = mdc.stats();
+        }
+        stats
+    }
+
+    /// [`stats`](Self::stats) as pretty JSON.
+    pub fn stats_json(&self) -> String {
+        self.stats().to_json()
+    }
+
+    /// Zeroes the counters (not the stored metadata nor the cache contents).
+    pub fn reset_stats(&mut self) {
+        let fresh = McStats {
+            codec: self.stats.codec.clone(),
+            controllers: 1,
+            block_bytes: self.stats.block_bytes,
+            mag_bytes: self.stats.mag_bytes,
+            metadata: super::stats::MetadataStats { enabled: self.mdc.is_some(), ..Default::default() },
+            ..Default::default()
+        };
+        self.stats = fresh;
+        if let Some(mdc) = &mut self.mdc {
+            mdc.reset_stats();
+        }
+    }
+
+    fn compress_checked(&mut self, addr: u64, bytes: &[u8]) -> Result<CompressedBlock, McError> {
+        let compressed = self
+            .codec
+            .compress(bytes)
+            .map_err(|source| McError::Codec { codec: self.codec.name().to_string(), addr, source })?;
+        self.check_output(&compressed)
+            .map_err(|why| McError::InvalidOutput { codec: self.codec.name().to_string(), addr, why })?;
+        if self.options.verify {
+            self.verify(addr, bytes, &compressed)?;
+        }
+        Ok(compressed)
+    }
+
+    /// The sizes a codec reports must agree, or burst accounting is wrong.
+    fn check_output(&self, c: &CompressedBlock) -> Result<(), String> {
+        let g = self.geometry;
+        if c.encoding as usize >= self.encoding_names.len() {
+            return Err(format!("encoding id {} but the codec names {} encodings", c.encoding, self.encoding_names.len()));
+        }
+        if c.compressed_bits > g.block_bits() {
+            return Err(format!("{} bits is larger than the {}-bit block", c.compressed_bits, g.block_bits()));
+        }
+        if c.burst_count != g.burst_count(c.compressed_bits) || c.mag_bytes != g.mag_rounded_bytes(c.compressed_bits) {
+            return Err(format!(
+                "{} bits reported as {} bursts / {} bytes, expected {} / {}",
+                c.compressed_bits,
+                c.burst_count,
+                c.mag_bytes,
+                g.burst_count(c.compressed_bits),
+                g.mag_rounded_bytes(c.compressed_bits)
+            ));
+        }
+        Ok(())
+    }
+
+    fn verify(&mut self, addr: u64, original: &[u8], compressed: &CompressedBlock) -> Result<(), McError> {
+        self.stats.verify.checked += 1;
+        let why = match self.codec.decompress(compressed) {
+            Ok(decoded) if decoded == original => return Ok(()),
+            Ok(decoded) => describe_mismatch(original, &decoded),
+            Err(e) => format!("decoding failed: {e}"),
+        };
+        self.stats.verify.failures += 1;
+        let encoding = self.encoding_name(compressed.encoding).to_string();
+        Err(McError::VerifyFailed {
+            codec: self.codec.name().to_string(),
+            addr,
+            why: format!("encoding '{encoding}': {why}"),
+        })
+    }
+
+    fn store(&mut self, addr: u64, c: &CompressedBlock) {
+        // Both fit: sizes were checked against the block (at most 1024 bits,
+        // at most block_bytes / 16 = 8 bursts).
+        let block = StoredBlock {
+            encoding: c.encoding,
+            compressed_bits: c.compressed_bits as u16,
+            burst_count: c.burst_count as u8,
+        };
+        self.blocks.insert(self.block_index(addr), block);
+    }
+
+    fn metadata_access(&mut self, addr: u64, kind: MdcAccess) -> MetadataOutcome {
+        let block_index = self.block_index(addr);
+        let Some(mdc) = &mut self.mdc else {
+            return MetadataOutcome::default();
+        };
+        let lookup = mdc.access(block_index, kind);
+        // One line per access; DRAM moves it in whole MAG bursts.
+        let line_bursts = self.geometry.burst_count(mdc.line_bytes() * 8);
+        let line_dram_bytes = line_bursts * self.geometry.mag_bytes();
+        let metadata = &mut self.stats.metadata;
+        let mut outcome = MetadataOutcome {
+            cycles: if kind == MdcAccess::Read { self.options.mdc_latency } else { 0 },
+            miss: !lookup.hit,
+            ..Default::default()
+        };
+        if !lookup.hit {
+            outcome.fetch_bytes = line_dram_bytes;
+            metadata.fetch_bytes += line_dram_bytes as u64;
+            metadata.fetch_bursts += line_bursts as u64;
+        }
+        if lookup.dirty_eviction {
+            outcome.writeback_bytes = line_dram_bytes;
+            metadata.writeback_bytes += line_dram_bytes as u64;
+            metadata.writeback_bursts += line_bursts as u64;
+        }
+        outcome
+    }
+
+    fn write_outcome(&self, c: &CompressedBlock, metadata: MetadataOutcome) -> WriteOutcome {
+        WriteOutcome {
+            encoding: c.encoding,
+            compressed_bits: c.compressed_bits,
+            burst_count: c.burst_count,
+            dram_bytes: c.mag_bytes,
+            compress_cycles: self.latency.compress_cycles,
+            metadata_miss: metadata.miss,
+            metadata_fetch_bytes: metadata.fetch_bytes,
+            metadata_writeback_bytes: metadata.writeback_bytes,
+        }
+    }
+}
+
+/// Where a decoded block first differs from the original.
+fn describe_mismatch(original: &[u8], decoded: &[u8]) -> String {
+    if decoded.len() != original.len() {
+        return format!("decoded {} bytes, expected {}", decoded.len(), original.len());
+    }
+    match original.iter().zip(decoded).position(|(a, b)| a != b) {
+        Some(i) => format!("decoded byte {i} is {:#04x}, original {:#04x}", decoded[i], original[i]),
+        None => "decoded block differs".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bits::BitWriter;
+    use crate::codec::{check_block_size, decode_uncompressed};
+    use crate::mc::stats::McStats;
+
+    const ZEROS: EncodingId = 1;
+    const LOW_HALF: EncodingId = 2;
+
+    /// A test codec: an all-zero block is stored in 0 bits (1 burst), a
+    /// block whose upper half is zero stores its lower half (2 bursts at a
+    /// 32-byte MAG for 128-byte blocks), anything else raw. `lie` makes the
+    /// decoder return ones for zero blocks; `fail_decode` makes it error.
+    struct ZeroCodec {
+        geometry: Geometry,
+        lie: bool,
+        fail_decode: bool,
+        bad_sizes: bool,
+        sampling_ended: bool,
+    }
+
+    impl ZeroCodec {
+        fn new() -> Self {
+            ZeroCodec { geometry: Geometry::default(), lie: false, fail_decode: false, bad_sizes: false, sampling_ended: false }
+        }
+    }
+
+    impl Codec for ZeroCodec {
+        fn name(&self) -> &str {
+            "zero_test"
+        }
+
+        fn geometry(&self) -> Geometry {
+            self.geometry
+        }
+
+        fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+            check_block_size(block, self.geometry)?;
+            let half = block.len() / 2;
+            let mut c = if block.iter().all(|&b| b == 0) {
+                CompressedBlock::from_bits(ZEROS, BitWriter::new(), self.geometry)
+            } else if block[half..].iter().all(|&b| b == 0) {
+                let mut w = BitWriter::new();
+                w.write_bytes(&block[..half]);
+                CompressedBlock::or_uncompressed(LOW_HALF, w, block, self.geometry)
+            } else {
+                CompressedBlock::uncompressed(block, self.geometry)
+            };
+            if self.bad_sizes {
+                c.burst_count += 1;
+            }
+            Ok(c)
+        }
+
+        fn decompress(&self, c: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+            if self.fail_decode {
+                return Err(CodecError::Corrupt("test decoder always fails".into()));
+            }
+            let n = self.geometry.block_bytes();
+            match c.encoding {
+                UNCOMPRESSED => decode_uncompressed(c, self.geometry),
+                ZEROS => Ok(vec![self.lie as u8; n]),
+                LOW_HALF => {
+                    let mut out = c.payload[..n / 2].to_vec();
+                    out.resize(n, 0);
+                    Ok(out)
+                }
+                other => Err(CodecError::UnknownEncoding(other)),
+            }
+        }
+
+        fn latency(&self) -> Latency {
+            Latency::new(3, 5)
+        }
+
+        fn encoding_names(&self) -> Vec<String> {
+            vec!["uncompressed".into(), "zeros".into(), "low_half".into()]
+        }
+
+        fn end_sampling(&mut self) -> Result<(), CodecError> {
+            if self.sampling_ended {
+                return Err(CodecError::Corrupt("sampling already ended".into()));
+            }
+            self.sampling_ended = true;
+            Ok(())
+        }
+    }
+
+    fn controller_with(codec: ZeroCodec, options: McOptions) -> MemoryController {
+        MemoryController::with_codec(Box::new(codec), options).unwrap()
+    }
+
+    fn zero_mc() -> MemoryController {
+        controller_with(ZeroCodec::new(), McOptions::default())
+    }
+
+    fn zeros() -> Vec<u8> {
+        vec![0; 128]
+    }
+
+    fn low_half() -> Vec<u8> {
+        let mut b = vec![0u8; 128];
+        b[..64].iter_mut().enumerate().for_each(|(i, x)| *x = i as u8 + 1);
+        b
+    }
+
+    fn random() -> Vec<u8> {
+        (0..128u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8 | 1).collect()
+    }
+
+    #[test]
+    fn none_codec_moves_full_blocks_without_metadata() {
+        let spec = CodecSpec::new("none", Geometry::default());
+        let mut mc = MemoryController::new(&spec, McOptions::default()).unwrap();
+        assert!(mc.metadata_cache().is_none(), "none keeps no metadata");
+        let w = mc.write_block(0x1000, &random()).unwrap();
+        assert_eq!(
+            w,
+            WriteOutcome {
+                encoding: UNCOMPRESSED,
+                compressed_bits: 1024,
+                burst_count: 4,
+                dram_bytes: 128,
+                compress_cycles: 0,
+                metadata_miss: false,
+                metadata_fetch_bytes: 0,
+                metadata_writeback_bytes: 0,
+            }
+        );
+        let r = mc.read_block(0x1000);
+        assert_eq!((r.burst_count, r.dram_bytes, r.decompress_cycles, r.metadata_cycles), (4, 128, 0, 0));
+        assert!(!r.metadata_miss && r.was_written);
+        let unwritten = mc.read_block(0x9000);
+        assert_eq!((unwritten.burst_count, unwritten.was_written), (4, false));
+        let s = mc.stats();
+        assert_eq!(s.codec, "none");
+        assert_eq!((s.blocks_written(), s.blocks_read(), s.unwritten_reads), (1, 2, 1));
+        assert_eq!(s.dram_bytes(), s.uncompressed_dram_bytes());
+        assert_eq!(s.dram_bytes(), 3 * 128);
+        assert_eq!(s.dram_reduction_ratio(), Some(1.0));
+        assert_eq!(s.raw_compression_ratio(), Some(1.0));
+        assert_eq!((s.metadata.cache.hits(), s.metadata.cache.misses(), s.metadata.enabled), (0, 0, false));
+        assert_eq!((s.compress_cycles, s.decompress_cycles), (0, 0));
+    }
+
+    #[test]
+    fn registry_errors_surface() {
+        let spec = CodecSpec::new("nope", Geometry::default());
+        assert_eq!(MemoryController::new(&spec, McOptions::default()).unwrap_err().knob, "codec");
+        let bad_mdc = McOptions { mdc: MdcConfig { capacity_bytes: 1000, ..MdcConfig::default() }, ..Default::default() };
+        let err = MemoryController::with_codec(Box::new(ZeroCodec::new()), bad_mdc).unwrap_err();
+        assert_eq!(err.knob, "mdc_bytes");
+    }
+
+    #[test]
+    fn bursts_follow_the_stored_encoding() {
+        let mut mc = zero_mc();
+        let w0 = mc.write_block(0, &zeros()).unwrap();
+        let w1 = mc.write_block(128, &low_half()).unwrap();
+        let w2 = mc.write_block(256, &random()).unwrap();
+        assert_eq!((w0.encoding, w0.compressed_bits, w0.burst_count, w0.dram_bytes), (ZEROS, 0, 1, 32));
+        assert_eq!((w1.encoding, w1.compressed_bits, w1.burst_count, w1.dram_bytes), (LOW_HALF, 512, 2, 64));
+        assert_eq!((w2.encoding, w2.compressed_bits, w2.burst_count, w2.dram_bytes), (UNCOMPRESSED, 1024, 4, 128));
+        assert!(w0.metadata_miss && !w1.metadata_miss && !w2.metadata_miss, "blocks 0..3 share one line");
+        assert_eq!(w0.metadata_fetch_bytes, 128, "a miss fetches the 128-byte metadata line");
+        assert_eq!([w0.compress_cycles, w1.compress_cycles, w2.compress_cycles], [3, 3, 3]);
+
+        let reads: Vec<ReadOutcome> = [0, 128, 256, 384].iter().map(|&a| mc.read_block(a)).collect();
+        let summary: Vec<_> = reads.iter().map(|r| (r.encoding, r.burst_count, r.decompress_cycles, r.was_written)).collect();
+        assert_eq!(
+            summary,
+            [(ZEROS, 1, 5, true), (LOW_HALF, 2, 5, true), (UNCOMPRESSED, 4, 0, true), (UNCOMPRESSED, 4, 0, false)]
+        );
+        assert!(reads.iter().all(|r| !r.metadata_miss && r.metadata_cycles == 1));
+
+        let s = mc.stats();
+        assert_eq!(s.dram_writes.bursts, 7);
+        assert_eq!(s.dram_writes.bytes, 224);
+        assert_eq!((s.dram_writes.uncompressed_bursts, s.dram_writes.uncompressed_bytes), (12, 384));
+        assert_eq!((s.dram_reads.bursts, s.dram_reads.bytes), (11, 352));
+        assert_eq!((s.dram_reads.uncompressed_bursts, s.dram_reads.uncompressed_bytes), (16, 512));
+        assert_eq!((s.metadata.fetch_bytes, s.metadata.fetch_bursts), (128, 4));
+        assert_eq!(s.dram_bytes(), 352 + 224 + 128);
+        assert_eq!(s.uncompressed_dram_bytes(), 896);
+        assert_eq!(s.dram_bursts(), 11 + 7 + 4);
+        assert_eq!(s.dram_reduction_ratio(), Some(896.0 / 704.0));
+        let mdc = s.metadata.cache;
+        assert_eq!((mdc.write_misses, mdc.write_hits, mdc.read_hits, mdc.read_misses), (1, 2, 4, 0));
+        assert_eq!((s.compress_cycles, s.decompress_cycles), (9, 10));
+    }
+
+    #[test]
+    fn histograms_and_compression_ratios() {
+        let mut mc = zero_mc();
+        for (i, block) in [zeros(), zeros(), low_half(), random()].iter().enumerate() {
+            mc.write_block(i as u64 * 128, block).unwrap();
+        }
+        let s = mc.stats();
+        let names: Vec<_> = s.writes.encodings.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(names, [("low_half", 1), ("uncompressed", 1), ("zeros", 2)]);
+        let sizes: Vec<_> = s.writes.mag_sizes.iter().map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(sizes, [(32, 2), (64, 1), (128, 1)]);
+        assert_eq!((s.writes.blocks, s.writes.compressed_blocks), (4, 3));
+        assert_eq!((s.writes.uncompressed_bits, s.writes.compressed_bits, s.writes.mag_bytes), (4096, 1536, 256));
+        assert_eq!(s.raw_compression_ratio(), Some(4096.0 / 1536.0));
+        assert_eq!(s.effective_compression_ratio(), Some(512.0 / 256.0));
+
+        let mut only_zeros = zero_mc();
+        only_zeros.write_block(0, &zeros()).unwrap();
+        let s = only_zeros.stats();
+        assert_eq!(s.raw_compression_ratio(), None, "0 compressed bits has no finite ratio");
+        assert_eq!(s.effective_compression_ratio(), Some(4.0));
+        assert_eq!(zero_mc().stats().raw_compression_ratio(), None, "no blocks yet");
+    }
+
+    #[test]
+    fn unaligned_addresses_map_to_their_block_and_overwrites_replace() {
+        let mut mc = zero_mc();
+        mc.write_block(0x100 + 17, &zeros()).unwrap();
+        assert_eq!(mc.stored(0x100).map(|b| b.encoding), Some(ZEROS));
+        assert_eq!(mc.read_block(0x17f).burst_count, 1);
+        mc.write_block(0x100, &random()).unwrap();
+        assert_eq!(mc.stored(0x120), Some(StoredBlock { encoding: UNCOMPRESSED, compressed_bits: 1024, burst_count: 4 }));
+        assert_eq!(mc.read_block(0x100).burst_count, 4);
+        assert_eq!(mc.block_addr(0x17f), 0x100);
+    }
+
+    #[test]
+    fn memcpy_initialises_metadata_outside_kernel_traffic() {
+        let mut mc = zero_mc();
+        let w = mc.memcpy_block(0, &zeros()).unwrap();
+        assert_eq!((w.burst_count, w.metadata_miss, w.metadata_fetch_bytes), (1, false, 0));
+        mc.memcpy_block(128, &random()).unwrap();
+        let s = mc.stats();
+        assert_eq!((s.blocks_written(), s.memcpy.blocks), (0, 2));
+        assert_eq!((s.memcpy_traffic.bytes, s.memcpy_traffic.uncompressed_bytes), (160, 256));
+        assert_eq!(s.dram_bytes(), 0, "copies are not kernel traffic");
+        assert_eq!(s.metadata.cache.hits() + s.metadata.cache.misses(), 0, "copies do not touch the cache");
+        assert_eq!(s.compress_cycles, 0);
+        assert_eq!(s.raw_compression_ratio(), Some(2048.0 / 1024.0), "copied blocks count as stored data");
+        // The kernel's first read finds the copied block compressed, after a cold miss.
+        let r = mc.read_block(0);
+        assert_eq!((r.encoding, r.burst_count, r.metadata_miss, r.was_written), (ZEROS, 1, true, true));
+        assert_eq!(mc.stats().unwritten_reads, 0);
+    }
+
+    #[test]
+    fn metadata_misses_and_dirty_write_backs_cost_dram_accesses() {
+        // 2 sets x 1 way of 32-byte lines, 2-bit metadata (the codec names 3
+        // encodings): 128 blocks per line; lines alternate between sets.
+        let options = McOptions { mdc: MdcConfig { capacity_bytes: 64, assoc: 1, line_bytes: 32 }, ..Default::default() };
+        let mut mc = controller_with(ZeroCodec::new(), options);
+        let mdc = mc.metadata_cache().unwrap();
+        assert_eq!((mdc.metadata_bits(), mdc.blocks_per_line(), mdc.num_sets()), (2, 128, 2));
+        let line = |n: u64| n * 128 * 128; // address of the first block of metadata line n
+        let w = mc.write_block(line(0), &zeros()).unwrap();
+        assert_eq!((w.metadata_miss, w.metadata_fetch_bytes, w.metadata_writeback_bytes), (true, 32, 0));
+        let r = mc.read_block(line(0) + 127 * 128);
+        assert!(!r.metadata_miss, "last block of line 0");
+        let r = mc.read_block(line(1));
+        assert_eq!((r.metadata_miss, r.metadata_writeback_bytes), (true, 0), "line 1 goes to the other set");
+        let r = mc.read_block(line(2));
+        assert_eq!((r.metadata_miss, r.metadata_fetch_bytes, r.metadata_writeback_bytes), (true, 32, 32), "evicts dirty line 0");
+        let r = mc.read_block(line(0));
+        assert_eq!((r.metadata_miss, r.metadata_writeback_bytes), (true, 0), "line 2 was clean");
+        assert_eq!(r.encoding, ZEROS, "metadata survives eviction in the backing store");
+        let s = mc.stats();
+        assert_eq!((s.metadata.cache.misses(), s.metadata.cache.hits()), (4, 1));
+        assert_eq!((s.metadata.fetch_bytes, s.metadata.fetch_bursts), (128, 4));
+        assert_eq!((s.metadata.writeback_bytes, s.metadata.writeback_bursts), (32, 1));
+        assert_eq!(s.dram_bytes(), s.dram_reads.bytes + s.dram_writes.bytes + 160);
+    }
+
+    #[test]
+    fn latency_overrides_apply() {
+        let options = McOptions {
+            compress_latency: Some(40),
+            decompress_latency: Some(70),
+            mdc_latency: 2,
+            ..Default::default()
+        };
+        let mut mc = controller_with(ZeroCodec::new(), options);
+        assert_eq!(mc.latency(), Latency::new(40, 70));
+        assert_eq!(mc.write_block(0, &zeros()).unwrap().compress_cycles, 40);
+        let r = mc.read_block(0);
+        assert_eq!((r.decompress_cycles, r.metadata_cycles), (70, 2));
+    }
+
+    #[test]
+    fn verify_counts_checks_and_passes_good_codecs() {
+        let mut mc = controller_with(ZeroCodec::new(), McOptions { verify: true, ..Default::default() });
+        for (i, block) in [zeros(), low_half(), random()].iter().enumerate() {
+            mc.write_block(i as u64 * 128, block).unwrap();
+        }
+        mc.memcpy_block(0x1000, &zeros()).unwrap();
+        assert_eq!(mc.stats().verify, crate::mc::stats::VerifyStats { checked: 4, failures: 0 });
+        let unverified = zero_mc();
+        assert_eq!(unverified.stats().verify.checked, 0);
+    }
+
+    #[test]
+    fn verify_failure_names_address_and_codec() {
+        let liar = ZeroCodec { lie: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(liar, McOptions { verify: true, ..Default::default() });
+        mc.write_block(0x2000, &random()).unwrap();
+        let err = mc.write_block(0x2a80, &zeros()).unwrap_err();
+        assert!(matches!(&err, McError::VerifyFailed { addr: 0x2a80, codec, .. } if codec == "zero_test"));
+        let text = err.to_string();
+        assert!(text.contains("0x2a80") && text.contains("zero_test") && text.contains("zeros"), "{text}");
+        assert!(text.contains("byte 0 is 0x01, original 0x00"), "{text}");
+        let s = mc.stats();
+        assert_eq!((s.verify.checked, s.verify.failures), (2, 1));
+        assert_eq!(s.blocks_written(), 1, "the failed block is not stored");
+        assert_eq!(mc.stored(0x2a80), None);
+
+        // Without -memzip_verify the same codec is trusted.
+        let mut trusting = controller_with(ZeroCodec { lie: true, ..ZeroCodec::new() }, McOptions::default());
+        assert!(trusting.write_block(0x2a80, &zeros()).is_ok());
+
+        let broken = ZeroCodec { fail_decode: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(broken, McOptions { verify: true, ..Default::default() });
+        let err = mc.memcpy_block(0x40, &zeros()).unwrap_err().to_string();
+        assert!(err.contains("block 0x0") && err.contains("decoding failed") && err.contains("always fails"), "{err}");
+    }
+
+    #[test]
+    fn codec_errors_and_bad_outputs_are_reported() {
+        let mut mc = zero_mc();
+        let err = mc.write_block(0x80, &[0u8; 64]).unwrap_err();
+        assert!(matches!(err, McError::Codec { addr: 0x80, source: CodecError::WrongBlockSize { expected: 128, got: 64 }, .. }));
+        assert!(err.to_string().contains("'zero_test' failed on block 0x80"), "{err}");
+        let mut bad = controller_with(ZeroCodec { bad_sizes: true, ..ZeroCodec::new() }, McOptions::default());
+        let err = bad.write_block(0, &zeros()).unwrap_err();
+        assert!(matches!(err, McError::InvalidOutput { addr: 0, .. }), "{err}");
+        assert_eq!(bad.stats().blocks_written(), 0);
+    }
+
+    #[test]
+    fn end_sampling_passes_through() {
+        let mut mc = zero_mc();
+        mc.end_sampling().unwrap();
+        assert_eq!(mc.stats().sampling_ends, 1);
+        let err = mc.end_sampling().unwrap_err();
+        assert!(err.to_string().contains("zero_test") && err.to_string().contains("already ended"), "{err}");
+        let mut none = MemoryController::new(&CodecSpec::new("none", Geometry::default()), McOptions::default()).unwrap();
+        assert!(none.end_sampling().is_ok(), "codecs that do not sample ignore it");
+    }
+
+    fn workload(mc: &mut MemoryController, seed: u64) {
+        let blocks = [zeros(), low_half(), random()];
+        let mut x = seed;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let addr = (x >> 33) % (1 << 26);
+            if x & 1 == 0 {
+                mc.write_block(addr, &blocks[(x >> 8) as usize % 3]).unwrap();
+            } else {
+                mc.read_block(addr);
+            }
+        }
+    }
+
+    #[test]
+    fn same_sequence_same_stats() {
+        let run = || {
+            let mut mc = zero_mc();
+            workload(&mut mc, 7);
+            mc.stats_json()
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn stats_merge_sums_controllers() {
+        let mut a = zero_mc();
+        let mut b = zero_mc();
+        workload(&mut a, 1);
+        workload(&mut b, 2);
+        b.memcpy_block(0, &zeros()).unwrap();
+        let (sa, sb) = (a.stats(), b.stats());
+        let total = McStats::total([&sa, &sb]);
+        assert_eq!((total.controllers, total.codec.as_str()), (2, "zero_test"));
+        assert_eq!(total.blocks_written(), sa.blocks_written() + sb.blocks_written());
+        assert_eq!(total.blocks_read(), sa.blocks_read() + sb.blocks_read());
+        assert_eq!(total.dram_bytes(), sa.dram_bytes() + sb.dram_bytes());
+        assert_eq!(total.memcpy.blocks, 1);
+        assert_eq!(total.metadata.cache.misses(), sa.metadata.cache.misses() + sb.metadata.cache.misses());
+        for name in ["zeros", "low_half", "uncompressed"] {
+            let count = |s: &McStats| s.writes.encodings.get(name).copied().unwrap_or(0);
+            assert_eq!(count(&total), count(&sa) + count(&sb), "{name}");
+        }
+        let all = total.all_compressed();
+        assert_eq!(total.raw_compression_ratio(), Some(all.uncompressed_bits as f64 / all.compressed_bits as f64));
+        assert_eq!(total.block_bytes, 128);
+
+        let mut mixed = sa.clone();
+        mixed.merge(&McStats { codec: "none".into(), controllers: 1, ..Default::default() });
+        mixed.merge(&McStats { codec: "none".into(), controllers: 1, ..Default::default() });
+        assert_eq!(mixed.codec, "zero_test,none");
+    }
+
+    #[test]
+    fn stats_json_has_the_reported_fields() {
+        let mut mc = controller_with(ZeroCodec::new(), McOptions { verify: true, ..Default::default() });
+        mc.write_block(0, &zeros()).unwrap();
+        mc.write_block(128, &random()).unwrap();
+        mc.read_block(0);
+        let json: serde_json::Value = serde_json::from_str(&mc.stats_json()).unwrap();
+        assert_eq!(json["codec"], "zero_test");
+        assert_eq!(json["blocks_written"], 2);
+        assert_eq!(json["blocks_read"], 1);
+        assert_eq!(json["raw_compression_ratio"], 2048.0 / 1024.0);
+        assert_eq!(json["effective_compression_ratio"], 256.0 / 160.0);
+        assert_eq!(json["writes"]["encodings"]["zeros"], 1);
+        assert_eq!(json["writes"]["mag_sizes"]["32"], 1);
+        assert_eq!(json["writes"]["mag_sizes"]["128"], 1);
+        // Writes 32 + 128, read 32, one metadata line fill of 128.
+        assert_eq!(json["dram_bytes"], 32 + 128 + 32 + 128);
+        assert_eq!(json["uncompressed_dram_bytes"], 384);
+        assert_eq!(json["dram_writes"]["bursts"], 5);
+        assert_eq!(json["metadata_cache"]["hits"], 2);
+        assert_eq!(json["metadata_cache"]["misses"], 1);
+        assert_eq!(json["metadata_cache"]["cache"]["write_misses"], 1);
+        assert_eq!(json["verify"]["checked"], 2);
+        assert_eq!(json["verify"]["failures"], 0);
+        assert_eq!(json["memcpy"]["raw_compression_ratio"], serde_json::Value::Null);
+
+        mc.reset_stats();
+        let fresh = mc.stats();
+        assert_eq!((fresh.blocks_written(), fresh.metadata.cache.hits(), fresh.codec.as_str()), (0, 0, "zero_test"));
+        assert_eq!(mc.read_block(0).encoding, ZEROS, "reset keeps the stored metadata");
+    }
+}

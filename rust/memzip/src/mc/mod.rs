@@ -1,0 +1,16 @@
+//! The memory-controller model around a codec: the metadata cache, burst
+//! sizing of DRAM reads and writes, (de)compression latency, verification and
+//! statistics. The simulator's C++ hooks stay thin: they forward each DRAM
+//! access here and apply the numbers that come back.
+//!
+//! - [`metadata_cache`]: the set-associative cache of per-block encoding bits.
+//! - [`controller`]: [`MemoryController`], one per simulated memory controller.
+//! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
+
+pub mod controller;
+pub mod metadata_cache;
+pub mod stats;
+
+pub use controller::{McError, McOptions, MemoryController, ReadOutcome, StoredBlock, WriteOutcome};
+pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
+pub use stats::{CompressionStats, McStats, MetadataStats, TrafficStats, VerifyStats};

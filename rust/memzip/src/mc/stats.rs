@@ -1,0 +1,372 @@
+//! Statistics of a memory controller. Every counter is a plain sum, so the
+//! stats of several controllers [`merge`](McStats::merge) into a total; the
+//! ratios are computed from the sums when asked for (and when serialized), so
+//! a merged total has the right ratios rather than an average of ratios.
+//!
+//! Maps are `BTreeMap`s so the JSON is the same for the same run.
+
+use std::collections::BTreeMap;
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use super::metadata_cache::MdcStats;
+use crate::codec::CompressedBlock;
+
+/// `num / den`, or `None` when either is zero (no data, or a size of zero
+/// bits, which has no finite ratio).
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (num > 0 && den > 0).then(|| num as f64 / den as f64)
+}
+
+fn add_maps<K: Ord + Clone>(into: &mut BTreeMap<K, u64>, from: &BTreeMap<K, u64>) {
+    for (key, count) in from {
+        *into.entry(key.clone()).or_insert(0) += count;
+    }
+}
+
+/// What a codec did to a set of blocks: how many, which encodings, and how
+/// big they came out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompressionStats {
+    /// Blocks compressed.
+    pub blocks: u64,
+    /// Blocks stored with an encoding other than uncompressed.
+    pub compressed_blocks: u64,
+    /// Sum of the blocks' original sizes.
+    pub uncompressed_bits: u64,
+    /// Sum of the stored sizes (exact bits, before rounding to the MAG).
+    pub compressed_bits: u64,
+    /// Sum of the stored sizes rounded up to whole MAGs (what DRAM moves).
+    pub mag_bytes: u64,
+    /// Blocks per encoding name.
+    pub encodings: BTreeMap<String, u64>,
+    /// Blocks per stored size in bytes at MAG granularity (32, 64, ...).
+    pub mag_sizes: BTreeMap<u64, u64>,
+}
+
+impl CompressionStats {
+    pub fn record(&mut self, block: &CompressedBlock, encoding_name: &str, block_bytes: usize) {
+        self.blocks += 1;
+        self.compressed_blocks += block.is_compressed() as u64;
+        self.uncompressed_bits += block_bytes as u64 * 8;
+        self.compressed_bits += block.compressed_bits as u64;
+        self.mag_bytes += block.mag_bytes as u64;
+        *self.encodings.entry(encoding_name.to_string()).or_insert(0) += 1;
+        *self.mag_sizes.entry(block.mag_bytes as u64).or_insert(0) += 1;
+    }
+
+    /// Raw compression ratio: original bits over exact compressed bits.
+    pub fn raw_ratio(&self) -> Option<f64> {
+        ratio(self.uncompressed_bits, self.compressed_bits)
+    }
+
+    /// Effective compression ratio: original bytes over MAG-rounded bytes,
+    /// the ratio DRAM bandwidth actually sees (paper 002 §III).
+    pub fn effective_ratio(&self) -> Option<f64> {
+        ratio(self.uncompressed_bits / 8, self.mag_bytes)
+    }
+
+    pub fn merge(&mut self, other: &CompressionStats) {
+        self.blocks += other.blocks;
+        self.compressed_blocks += other.compressed_blocks;
+        self.uncompressed_bits += other.uncompressed_bits;
+        self.compressed_bits += other.compressed_bits;
+        self.mag_bytes += other.mag_bytes;
+        add_maps(&mut self.encodings, &other.encodings);
+        add_maps(&mut self.mag_sizes, &other.mag_sizes);
+    }
+}
+
+impl Serialize for CompressionStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("CompressionStats", 9)?;
+        s.serialize_field("blocks", &self.blocks)?;
+        s.serialize_field("compressed_blocks", &self.compressed_blocks)?;
+        s.serialize_field("uncompressed_bits", &self.uncompressed_bits)?;
+        s.serialize_field("compressed_bits", &self.compressed_bits)?;
+        s.serialize_field("mag_bytes", &self.mag_bytes)?;
+        s.serialize_field("raw_compression_ratio", &self.raw_ratio())?;
+        s.serialize_field("effective_compression_ratio", &self.effective_ratio())?;
+        s.serialize_field("encodings", &self.encodings)?;
+        s.serialize_field("mag_sizes", &self.mag_sizes)?;
+        s.end()
+    }
+}
+
+/// DRAM traffic of one kind of access, next to what it would have been with
+/// every block uncompressed (the counterfactual).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TrafficStats {
+    /// Block accesses (DRAM requests).
+    pub accesses: u64,
+    /// MAG-sized bursts actually moved.
+    pub bursts: u64,
+    /// Bytes actually moved (`bursts * mag_bytes`).
+    pub bytes: u64,
+    /// Bursts had every block been moved uncompressed.
+    pub uncompressed_bursts: u64,
+    /// Bytes had every block been moved uncompressed.
+    pub uncompressed_bytes: u64,
+}
+
+impl TrafficStats {
+    /// Counts one block access of `bursts` bursts out of `full_bursts`.
+    pub fn record(&mut self, bursts: usize, full_bursts: usize, mag_bytes: usize) {
+        self.accesses += 1;
+        self.bursts += bursts as u64;
+        self.bytes += (bursts * mag_bytes) as u64;
+        self.uncompressed_bursts += full_bursts as u64;
+        self.uncompressed_bytes += (full_bursts * mag_bytes) as u64;
+    }
+
+    /// Bytes that would have moved uncompressed over bytes that did.
+    pub fn reduction_ratio(&self) -> Option<f64> {
+        ratio(self.uncompressed_bytes, self.bytes)
+    }
+
+    pub fn merge(&mut self, other: &TrafficStats) {
+        self.accesses += other.accesses;
+        self.bursts += other.bursts;
+        self.bytes += other.bytes;
+        self.uncompressed_bursts += other.uncompressed_bursts;
+        self.uncompressed_bytes += other.uncompressed_bytes;
+    }
+}
+
+impl Serialize for TrafficStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("TrafficStats", 6)?;
+        s.serialize_field("accesses", &self.accesses)?;
+        s.serialize_field("bursts", &self.bursts)?;
+        s.serialize_field("bytes", &self.bytes)?;
+        s.serialize_field("uncompressed_bursts", &self.uncompressed_bursts)?;
+        s.serialize_field("uncompressed_bytes", &self.uncompressed_bytes)?;
+        s.serialize_field("reduction_ratio", &self.reduction_ratio())?;
+        s.end()
+    }
+}
+
+/// Metadata-cache lookups and the DRAM traffic its misses cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MetadataStats {
+    /// False when the codec keeps no metadata (`none`): no lookups happen.
+    pub enabled: bool,
+    pub cache: MdcStats,
+    /// Line fills after misses: real extra DRAM reads.
+    pub fetch_bytes: u64,
+    pub fetch_bursts: u64,
+    /// Dirty lines written back on eviction: real extra DRAM writes.
+    pub writeback_bytes: u64,
+    pub writeback_bursts: u64,
+}
+
+impl MetadataStats {
+    pub fn merge(&mut self, other: &MetadataStats) {
+        self.enabled |= other.enabled;
+        self.cache.merge(&other.cache);
+        self.fetch_bytes += other.fetch_bytes;
+        self.fetch_bursts += other.fetch_bursts;
+        self.writeback_bytes += other.writeback_bytes;
+        self.writeback_bursts += other.writeback_bursts;
+    }
+
+    pub fn dram_bytes(&self) -> u64 {
+        self.fetch_bytes + self.writeback_bytes
+    }
+}
+
+impl Serialize for MetadataStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("MetadataStats", 10)?;
+        s.serialize_field("enabled", &self.enabled)?;
+        s.serialize_field("hits", &self.cache.hits())?;
+        s.serialize_field("misses", &self.cache.misses())?;
+        s.serialize_field("hit_rate", &self.cache.hit_rate())?;
+        s.serialize_field("cache", &self.cache)?;
+        s.serialize_field("fetch_bytes", &self.fetch_bytes)?;
+        s.serialize_field("fetch_bursts", &self.fetch_bursts)?;
+        s.serialize_field("writeback_bytes", &self.writeback_bytes)?;
+        s.serialize_field("writeback_bursts", &self.writeback_bursts)?;
+        s.end()
+    }
+}
+
+/// `-memzip_verify` results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VerifyStats {
+    /// Blocks decompressed and compared.
+    pub checked: u64,
+    /// Blocks that did not decode to the original (each also stops the
+    /// operation with an error).
+    pub failures: u64,
+}
+
+impl VerifyStats {
+    pub fn merge(&mut self, other: &VerifyStats) {
+        self.checked += other.checked;
+        self.failures += other.failures;
+    }
+}
+
+/// Everything one memory controller counts, or the sum over several.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McStats {
+    /// Codec name (`a,b` if controllers with different codecs were merged).
+    pub codec: String,
+    /// Controllers summed into these stats.
+    pub controllers: u64,
+    pub block_bytes: usize,
+    pub mag_bytes: usize,
+    /// Blocks written back to DRAM by kernels.
+    pub writes: CompressionStats,
+    /// Blocks compressed during host-to-device copies (not kernel traffic).
+    pub memcpy: CompressionStats,
+    /// Blocks read from DRAM, per stored encoding name.
+    pub reads_by_encoding: BTreeMap<String, u64>,
+    /// Reads of blocks never written or copied (stored uncompressed).
+    pub unwritten_reads: u64,
+    /// Kernel DRAM traffic: block reads and write-backs.
+    pub dram_reads: TrafficStats,
+    pub dram_writes: TrafficStats,
+    /// Host-to-device copy traffic, kept apart from kernel traffic.
+    pub memcpy_traffic: TrafficStats,
+    pub metadata: MetadataStats,
+    pub verify: VerifyStats,
+    /// Sum of compression latencies added to write-backs.
+    pub compress_cycles: u64,
+    /// Sum of decompression latencies added to reads.
+    pub decompress_cycles: u64,
+    /// Times an online sampling phase was ended (E2MC), per controller.
+    pub sampling_ends: u64,
+}
+
+impl McStats {
+    pub fn blocks_written(&self) -> u64 {
+        self.writes.blocks
+    }
+
+    pub fn blocks_read(&self) -> u64 {
+        self.dram_reads.accesses
+    }
+
+    /// Every block this controller compressed: kernel write-backs and copies.
+    pub fn all_compressed(&self) -> CompressionStats {
+        let mut all = self.writes.clone();
+        all.merge(&self.memcpy);
+        all
+    }
+
+    /// Raw compression ratio over every block written to DRAM (kernel
+    /// write-backs and host-to-device copies): the data as stored.
+    pub fn raw_compression_ratio(&self) -> Option<f64> {
+        self.all_compressed().raw_ratio()
+    }
+
+    /// Effective (MAG-rounded) compression ratio over the same blocks.
+    pub fn effective_compression_ratio(&self) -> Option<f64> {
+        self.all_compressed().effective_ratio()
+    }
+
+    /// Kernel DRAM bytes actually moved: block reads, write-backs and
+    /// metadata fills/write-backs.
+    pub fn dram_bytes(&self) -> u64 {
+        self.dram_reads.bytes + self.dram_writes.bytes + self.metadata.dram_bytes()
+    }
+
+    /// Kernel DRAM bursts actually moved, metadata included.
+    pub fn dram_bursts(&self) -> u64 {
+        self.dram_reads.bursts + self.dram_writes.bursts + self.metadata.fetch_bursts + self.metadata.writeback_bursts
+    }
+
+    /// Kernel DRAM bytes had nothing been compressed (and no metadata kept).
+    pub fn uncompressed_dram_bytes(&self) -> u64 {
+        self.dram_reads.uncompressed_bytes + self.dram_writes.uncompressed_bytes
+    }
+
+    pub fn uncompressed_dram_bursts(&self) -> u64 {
+        self.dram_reads.uncompressed_bursts + self.dram_writes.uncompressed_bursts
+    }
+
+    /// Uncompressed over actual kernel DRAM bytes, metadata traffic included.
+    pub fn dram_reduction_ratio(&self) -> Option<f64> {
+        ratio(self.uncompressed_dram_bytes(), self.dram_bytes())
+    }
+
+    /// Adds another controller's stats (or another total) into these.
+    pub fn merge(&mut self, other: &McStats) {
+        for name in other.codec.split(',').filter(|n| !n.is_empty()) {
+            if !self.codec.split(',').any(|c| c == name) {
+                if !self.codec.is_empty() {
+                    self.codec.push(',');
+                }
+                self.codec.push_str(name);
+            }
+        }
+        if self.controllers == 0 {
+            self.block_bytes = other.block_bytes;
+            self.mag_bytes = other.mag_bytes;
+        }
+        self.controllers += other.controllers;
+        self.writes.merge(&other.writes);
+        self.memcpy.merge(&other.memcpy);
+        add_maps(&mut self.reads_by_encoding, &other.reads_by_encoding);
+        self.unwritten_reads += other.unwritten_reads;
+        self.dram_reads.merge(&other.dram_reads);
+        self.dram_writes.merge(&other.dram_writes);
+        self.memcpy_traffic.merge(&other.memcpy_traffic);
+        self.metadata.merge(&other.metadata);
+        self.verify.merge(&other.verify);
+        self.compress_cycles += other.compress_cycles;
+        self.decompress_cycles += other.decompress_cycles;
+        self.sampling_ends += other.sampling_ends;
+    }
+
+    /// The sum of several controllers' stats.
+    pub fn total<'a>(all: impl IntoIterator<Item = &'a McStats>) -> McStats {
+        let mut total = McStats::default();
+        for stats in all {
+            total.merge(stats);
+        }
+        total
+    }
+
+    /// Pretty JSON, the format of `-memzip_stats_json`.
+    pub fn to_json(&self) -> String {
+        // Serializing plain counters and string-keyed maps cannot fail; the
+        // fallback only keeps this function total.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+impl Serialize for McStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("McStats", 26)?;
+        s.serialize_field("codec", &self.codec)?;
+        s.serialize_field("controllers", &self.controllers)?;
+        s.serialize_field("block_bytes", &self.block_bytes)?;
+        s.serialize_field("mag_bytes", &self.mag_bytes)?;
+        s.serialize_field("blocks_written", &self.blocks_written())?;
+        s.serialize_field("blocks_read", &self.blocks_read())?;
+        s.serialize_field("memcpy_blocks", &self.memcpy.blocks)?;
+        s.serialize_field("raw_compression_ratio", &self.raw_compression_ratio())?;
+        s.serialize_field("effective_compression_ratio", &self.effective_compression_ratio())?;
+        s.serialize_field("dram_bytes", &self.dram_bytes())?;
+        s.serialize_field("dram_bursts", &self.dram_bursts())?;
+        s.serialize_field("uncompressed_dram_bytes", &self.uncompressed_dram_bytes())?;
+        s.serialize_field("uncompressed_dram_bursts", &self.uncompressed_dram_bursts())?;
+        s.serialize_field("dram_reduction_ratio", &self.dram_reduction_ratio())?;
+        s.serialize_field("writes", &self.writes)?;
+        s.serialize_field("memcpy", &self.memcpy)?;
+        s.serialize_field("reads_by_encoding", &self.reads_by_encoding)?;
+        s.serialize_field("unwritten_reads", &self.unwritten_reads)?;
+        s.serialize_field("dram_reads", &self.dram_reads)?;
+        s.serialize_field("dram_writes", &self.dram_writes)?;
+        s.serialize_field("memcpy_traffic", &self.memcpy_traffic)?;
+        s.serialize_field("metadata_cache", &self.metadata)?;
+        s.serialize_field("verify", &self.verify)?;
+        s.serialize_field("compress_cycles", &self.compress_cycles)?;
+        s.serialize_field("decompress_cycles", &self.decompress_cycles)?;
+        s.serialize_field("sampling_ends", &self.sampling_ends)?;
+        s.end()
+    }
+}
