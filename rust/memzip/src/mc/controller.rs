@@ -284,8 +284,9 @@ impl MemoryController {
         let stats = &mut self.stats;
         stats.writes.record(&compressed, &name, self.geometry.block_bytes());
         stats.dram_writes.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
-        stats.compress_cycles += self.latency.compress_cycles as u64;
-        Ok(self.write_outcome(&compressed, metadata))
+        let compress_cycles = self.compress_cycles(&compressed);
+        self.stats.compress_cycles += compress_cycles as u64;
+        Ok(self.write_outcome(&compressed, metadata, compress_cycles))
     }
 
     /// A DRAM read of the block at `addr`.
@@ -297,7 +298,7 @@ impl MemoryController {
             Some(block) => (block.encoding, block.burst_count as usize),
             None => (UNCOMPRESSED, self.geometry.block_bursts()),
         };
-        let decompress_cycles = if encoding == UNCOMPRESSED { 0 } else { self.latency.decompress_cycles };
+        let decompress_cycles = self.decompress_cycles(encoding);
         let name = self.encoding_name(encoding).to_string();
         let stats = &mut self.stats;
         *stats.reads_by_encoding.entry(name).or_insert(0) += 1;
@@ -328,7 +329,8 @@ impl MemoryController {
         let stats = &mut self.stats;
         stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
         stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
-        Ok(self.write_outcome(&compressed, MetadataOutcome::default()))
+        let compress_cycles = self.compress_cycles(&compressed);
+        Ok(self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles))
     }
 
     /// Ends the codec's online sampling phase (E2MC builds its code table).
@@ -460,13 +462,28 @@ impl MemoryController {
         outcome
     }
 
-    fn write_outcome(&self, c: &CompressedBlock, metadata: MetadataOutcome) -> WriteOutcome {
+    /// The override if one is set, else what the codec says this block cost
+    /// (the adaptive selector's cost depends on its phase).
+    fn compress_cycles(&self, compressed: &CompressedBlock) -> u32 {
+        self.options.compress_latency.unwrap_or_else(|| self.codec.compress_cycles(compressed))
+    }
+
+    /// Raw blocks bypass the decompressor whatever the override says.
+    fn decompress_cycles(&self, encoding: EncodingId) -> u32 {
+        match (encoding, self.options.decompress_latency) {
+            (UNCOMPRESSED, _) => 0,
+            (_, Some(cycles)) => cycles,
+            (_, None) => self.codec.decompress_cycles(encoding),
+        }
+    }
+
+    fn write_outcome(&self, c: &CompressedBlock, metadata: MetadataOutcome, compress_cycles: u32) -> WriteOutcome {
         WriteOutcome {
             encoding: c.encoding,
             compressed_bits: c.compressed_bits,
             burst_count: c.burst_count,
             dram_bytes: c.mag_bytes,
-            compress_cycles: self.latency.compress_cycles,
+            compress_cycles,
             metadata_miss: metadata.miss,
             metadata_fetch_bytes: metadata.fetch_bytes,
             metadata_writeback_bytes: metadata.writeback_bytes,

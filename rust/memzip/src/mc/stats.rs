@@ -330,6 +330,39 @@ impl McStats {
         total
     }
 
+    /// A block of `key = value` lines for the simulator log, each starting
+    /// with `prefix` (e.g. `memzip_total` or `memzip_mc[3]`), in the
+    /// `name = value` style gpgpu-sim prints its own statistics in.
+    pub fn to_text(&self, prefix: &str) -> String {
+        let fmt_ratio = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
+        let fmt_map = |m: &BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ");
+        let sizes = self.all_compressed().mag_sizes.iter().map(|(k, v)| format!("{k}B:{v}")).collect::<Vec<_>>().join(" ");
+        let lines = [
+            ("codec", self.codec.clone()),
+            ("controllers", self.controllers.to_string()),
+            ("blocks_written", self.writes.blocks.to_string()),
+            ("blocks_read", self.dram_reads.accesses.to_string()),
+            ("blocks_copied", self.memcpy.blocks.to_string()),
+            ("raw_compression_ratio", fmt_ratio(self.raw_compression_ratio())),
+            ("effective_compression_ratio", fmt_ratio(self.effective_compression_ratio())),
+            ("dram_bytes", self.dram_bytes().to_string()),
+            ("dram_bytes_uncompressed", self.uncompressed_dram_bytes().to_string()),
+            ("dram_bursts", self.dram_bursts().to_string()),
+            ("dram_bursts_uncompressed", self.uncompressed_dram_bursts().to_string()),
+            ("dram_reduction_ratio", fmt_ratio(self.dram_reduction_ratio())),
+            ("write_encodings", fmt_map(&self.writes.encodings)),
+            ("read_encodings", fmt_map(&self.reads_by_encoding)),
+            ("stored_sizes_at_mag", sizes),
+            ("metadata_cache_hits", self.metadata.cache.hits().to_string()),
+            ("metadata_cache_misses", self.metadata.cache.misses().to_string()),
+            ("metadata_dram_bytes", self.metadata.dram_bytes().to_string()),
+            ("verify_checked", self.verify.checked.to_string()),
+            ("verify_failures", self.verify.failures.to_string()),
+            ("sampling_phases_ended", self.sampling_ends.to_string()),
+        ];
+        lines.iter().map(|(key, value)| format!("{prefix}_{key} = {value}\n")).collect()
+    }
+
     /// Pretty JSON, the format of `-memzip_stats_json`.
     pub fn to_json(&self) -> String {
         // Serializing plain counters and string-keyed maps cannot fail; the
