@@ -87,7 +87,10 @@ struct Entry {
 }
 
 /// Every codec memzip knows, in the order `codec_names` lists them.
-const CODECS: &[Entry] = &[Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) }];
+const CODECS: &[Entry] = &[
+    Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
+    Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
+];
 
 /// Names accepted by [`build`].
 pub fn codec_names() -> Vec<&'static str> {
