@@ -90,6 +90,8 @@ struct Entry {
 const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
     Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
+    Entry { name: "cpack", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, false))) },
+    Entry { name: "cpack_z", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, true))) },
 ];
 
 /// Names accepted by [`build`].
