@@ -445,6 +445,14 @@ mod tests {
 
     proptest! {
         #[test]
+        fn papers_candidates_round_trip(blocks in prop::collection::vec(structured_block(128), 1..24)) {
+            let mut a = crate::codec::registry::build_str("adaptive", Geometry::default()).unwrap();
+            for block in &blocks {
+                assert_round_trips(a.as_mut(), block)?;
+            }
+        }
+
+        #[test]
         fn round_trips_through_phases(blocks in prop::collection::vec(structured_block(128), 1..40)) {
             let mut a = Adaptive::new(vec![fill("f", 1, 1)], 6).unwrap().with_schedule(3, 10, 2).unwrap();
             for block in &blocks {

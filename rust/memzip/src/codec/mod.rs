@@ -8,6 +8,8 @@
 
 pub mod adaptive;
 pub mod bdi;
+pub mod cpack;
+pub mod fpc;
 pub mod mag_bdi;
 pub mod none;
 pub mod registry;

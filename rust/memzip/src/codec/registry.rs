@@ -92,25 +92,34 @@ const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
     Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
     Entry { name: "mag_bdi", knobs: &["bases"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
+    Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
+    Entry { name: "cpack", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, false))) },
+    Entry { name: "cpack_z", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, true))) },
     Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
 ];
 
-/// `candidates` is a `+`-separated list of codec names (the knob list itself
-/// is `,`-separated), e.g. `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`.
+/// `candidates` is a `+`-separated list of codec specs (the knob list itself
+/// is `,`-separated), e.g. `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`;
+/// a candidate may carry one knob of its own: `fpc:variant=paper004`.
 fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let lambda = spec.knob("lambda", DEFAULT_LAMBDA, "a non-negative integer")?;
-    let names: Vec<&str> = match spec.raw("candidates") {
+    let texts: Vec<&str> = match spec.raw("candidates") {
         Some(list) => list.split('+').map(str::trim).collect(),
         None => DEFAULT_CANDIDATES.to_vec(),
     };
     let selectable: Vec<&str> = codec_names().into_iter().filter(|n| !["none", "adaptive"].contains(n)).collect();
-    let candidates = names
+    let candidates = texts
         .iter()
-        .map(|&name| {
-            if !selectable.contains(&name) {
-                return Err(ConfigError::new("adaptive.candidates", name, format!("'+'-separated names from {}", selectable.join(", "))));
+        .map(|&text| {
+            let candidate = CodecSpec::parse(text, spec.geometry)?;
+            if !selectable.contains(&candidate.name.as_str()) {
+                return Err(ConfigError::new(
+                    "adaptive.candidates",
+                    text,
+                    format!("'+'-separated names from {}", selectable.join(", ")),
+                ));
             }
-            build(&CodecSpec::new(name, spec.geometry))
+            build(&candidate)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Box::new(Adaptive::new(candidates, lambda)?))
@@ -157,6 +166,32 @@ mod tests {
     fn unknown_knob_is_an_error() {
         let err = build_str("none:pdw=4", Geometry::default()).err().unwrap();
         assert!(err.to_string().contains("pdw"), "{err}");
+    }
+
+    #[test]
+    fn every_codec_builds_for_every_geometry() {
+        for block in [32, 64, 128] {
+            for mag in [16, 32, 64].into_iter().filter(|&m| m <= block) {
+                let geometry = Geometry::new(block, mag).unwrap();
+                for name in codec_names() {
+                    let codec = build_str(name, geometry).unwrap_or_else(|e| panic!("{name} at {block}/{mag}: {e}"));
+                    assert_eq!(codec.name(), name);
+                    assert_eq!(codec.geometry(), geometry);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn adaptive_uses_the_papers_candidates_by_default() {
+        let codec = build_str("adaptive", Geometry::default()).unwrap();
+        let names = codec.encoding_names();
+        assert!(names.iter().any(|n| n.starts_with("fpc/")), "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("cpack_z/")), "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("bdi/")), "{names:?}");
+        let err = build_str("adaptive:candidates=fpc+adaptive", Geometry::default()).err().unwrap();
+        assert!(err.expected.contains("cpack_z") && !err.expected.contains("none"), "{err}");
+        assert!(build_str("adaptive:candidates=fpc:variant=paper004+bdi", Geometry::default()).is_ok());
     }
 
     #[test]

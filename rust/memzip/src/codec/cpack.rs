@@ -1,0 +1,594 @@
+//! C-Pack (Chen et al., IEEE TVLSI 2010, Table I) and C-Pack+Z (paper 004,
+//! Table II): one type, two registry names (`cpack`, `cpack_z`).
+//!
+//! The block is read as 32-bit little-endian words (`words(block, 4)`); the
+//! patterns name the bytes of a word from most to least significant, so
+//! "zzzx" is a word whose three high-order bytes (the bytes at the higher
+//! addresses) are zero. Each word becomes a code, then a 4-bit dictionary
+//! index when the pattern uses the dictionary, then its unmatched low-order
+//! bytes, all MSB first and back to back:
+//!
+//! | pattern    | meaning                  | `cpack` (Chen Table I) | `cpack_z` (paper 004 Table II) | bits (cpack / cpack_z) |
+//! |------------|--------------------------|------------------------|--------------------------------|------------------------|
+//! | zzzz       | zero word                | 00                     | 01                             | 2 / 2                  |
+//! | xxxx       | new word, 32-bit literal | 01                     | 10                             | 34 / 34                |
+//! | mmmm       | full dictionary match    | 10 + index             | 1100 + index                   | 6 / 8                  |
+//! | mmxx       | high halfword matched    | 1100 + index + 16 bits | 1101 + index + 16 bits         | 24 / 24                |
+//! | zzzx       | one significant low byte | 1101 + 8 bits          | 1110 + 8 bits                  | 12 / 12                |
+//! | mmmx       | high three bytes matched | 1110 + index + 8 bits  | 1111 + index + 8 bits          | 16 / 16                |
+//! | zero block | whole block zero         | —                      | 00 (encoding id 2)             | — / 2                  |
+//!
+//! Paper 004 spends code 00 on the zero block, which moves every other code
+//! along by one and makes a full match cost 8 bits instead of 6; `cpack_z`
+//! follows that table exactly, `cpack` follows Chen et al. (code 1111 is
+//! unused there and is rejected).
+//!
+//! The zero block is an encoding id (2), so the metadata alone identifies
+//! it, and its payload is Table II's 2-bit code `00`: `compressed_bits` = 2,
+//! the size the paper counts (a non-empty payload also keeps truncation
+//! detectable). Inside an encoding-1 word stream `00` is invalid for `cpack_z`.
+//!
+//! Dictionary (Chen et al., Sec. III): 16 entries, empty at the start of each
+//! block, rebuilt identically by the decoder. Zero-pattern words (zzzz, zzzx)
+//! are checked first and never enter it; other words are matched against all
+//! filled entries, taking the most matched high-order bytes (mmmm, then
+//! mmmx, then mmxx; the lowest index among equals), else xxxx. Words that are
+//! not fully matched (xxxx, mmxx, mmmx) are pushed; mmmm words are already
+//! there. Replacement is FIFO: the n-th pushed word (counting from 0) goes
+//! to entry `n mod 16`, so after 16 pushes the oldest entry is overwritten. An index
+//! naming an entry not yet filled is a corrupt payload.
+//!
+//! Encoding ids: 0 uncompressed, 1 C-Pack word stream, 2 zero block
+//! (`cpack_z` only). A block is kept compressed only when that saves a burst.
+
+use super::{
+    check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+};
+use crate::bits::{BitReader, BitWriter};
+use crate::error::CodecError;
+use crate::geometry::Geometry;
+
+/// The encoding id of a C-Pack word stream.
+pub const ENCODING_CPACK: EncodingId = 1;
+/// The encoding id of C-Pack+Z's all-zero block.
+pub const ENCODING_ZERO_BLOCK: EncodingId = 2;
+
+const WORD_BYTES: usize = 4;
+const DICTIONARY_ENTRIES: usize = 16;
+const INDEX_BITS: u32 = 4;
+/// Paper 004 Table II: the zero block is code 00, 2 bits.
+const ZERO_BLOCK_CODE: u64 = 0b00;
+const ZERO_BLOCK_CODE_BITS: u32 = 2;
+/// A word whose three high-order bytes are zero is "zzzx".
+const HIGH_THREE_BYTES: u32 = 0xffff_ff00;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pattern {
+    Zzzz,
+    Xxxx,
+    Mmmm,
+    Mmxx,
+    Zzzx,
+    Mmmx,
+}
+
+impl Pattern {
+    /// Dictionary matches, best (most matched bytes) first.
+    const MATCHES: [Pattern; 3] = [Pattern::Mmmm, Pattern::Mmmx, Pattern::Mmxx];
+
+    /// Bits of the word taken from the dictionary entry (0: no entry used).
+    fn matched_mask(self) -> u32 {
+        match self {
+            Pattern::Mmmm => u32::MAX,
+            Pattern::Mmmx => HIGH_THREE_BYTES,
+            Pattern::Mmxx => 0xffff_0000,
+            Pattern::Zzzz | Pattern::Xxxx | Pattern::Zzzx => 0,
+        }
+    }
+
+    fn uses_dictionary(self) -> bool {
+        self.matched_mask() != 0
+    }
+
+    /// Low-order bits stored verbatim after the code (and index).
+    fn literal_bits(self) -> u32 {
+        match self {
+            Pattern::Zzzz | Pattern::Mmmm => 0,
+            Pattern::Zzzx | Pattern::Mmmx => 8,
+            Pattern::Mmxx => 16,
+            Pattern::Xxxx => 32,
+        }
+    }
+
+    /// Words not fully matched and not zero patterns enter the dictionary.
+    fn pushes(self) -> bool {
+        matches!(self, Pattern::Xxxx | Pattern::Mmxx | Pattern::Mmmx)
+    }
+}
+
+/// A prefix code for a pattern.
+#[derive(Debug, Clone, Copy)]
+struct Code {
+    pattern: Pattern,
+    bits: u64,
+    len: u32,
+}
+
+const fn code(pattern: Pattern, bits: u64, len: u32) -> Code {
+    Code { pattern, bits, len }
+}
+
+/// Chen et al., Table I.
+const CHEN_CODES: [Code; 6] = [
+    code(Pattern::Zzzz, 0b00, 2),
+    code(Pattern::Xxxx, 0b01, 2),
+    code(Pattern::Mmmm, 0b10, 2),
+    code(Pattern::Mmxx, 0b1100, 4),
+    code(Pattern::Zzzx, 0b1101, 4),
+    code(Pattern::Mmmx, 0b1110, 4),
+];
+
+/// Paper 004, Table II (C-Pack+Z), patterns 2-7; pattern 1 is the zero block.
+const PAPER004_CODES: [Code; 6] = [
+    code(Pattern::Zzzz, 0b01, 2),
+    code(Pattern::Xxxx, 0b10, 2),
+    code(Pattern::Mmmm, 0b1100, 4),
+    code(Pattern::Mmxx, 0b1101, 4),
+    code(Pattern::Zzzx, 0b1110, 4),
+    code(Pattern::Mmmx, 0b1111, 4),
+];
+
+/// The 16-entry FIFO dictionary, filled as words are pushed.
+#[derive(Debug, Default)]
+struct Dictionary {
+    entries: [u32; DICTIONARY_ENTRIES],
+    pushed: usize,
+}
+
+impl Dictionary {
+    fn filled(&self) -> &[u32] {
+        &self.entries[..self.pushed.min(DICTIONARY_ENTRIES)]
+    }
+
+    /// FIFO replacement: the write pointer wraps onto the oldest entry.
+    fn push(&mut self, word: u32) {
+        self.entries[self.pushed % DICTIONARY_ENTRIES] = word;
+        self.pushed += 1;
+    }
+
+    fn entry(&self, index: usize) -> Result<u32, CodecError> {
+        self.filled().get(index).copied().ok_or_else(|| {
+            CodecError::Corrupt(format!(
+                "dictionary index {index} names an empty entry ({} filled)",
+                self.filled().len()
+            ))
+        })
+    }
+
+    /// The match with the most high-order bytes, lowest index among equals.
+    fn best_match(&self, word: u32) -> Option<(Pattern, usize)> {
+        Pattern::MATCHES.into_iter().find_map(|pattern| {
+            let index = self.filled().iter().position(|&e| (e ^ word) & pattern.matched_mask() == 0)?;
+            Some((pattern, index))
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CPack {
+    geometry: Geometry,
+    /// C-Pack+Z: paper 004's code table and the zero-block encoding.
+    zero_block_code: bool,
+}
+
+impl CPack {
+    pub fn new(geometry: Geometry, zero_block_code: bool) -> Self {
+        CPack { geometry, zero_block_code }
+    }
+
+    fn codes(&self) -> &'static [Code; 6] {
+        if self.zero_block_code {
+            &PAPER004_CODES
+        } else {
+            &CHEN_CODES
+        }
+    }
+
+    fn code_of(&self, pattern: Pattern) -> Code {
+        // Both tables name all six patterns.
+        self.codes().iter().copied().find(|c| c.pattern == pattern).unwrap_or(CHEN_CODES[0])
+    }
+
+    fn classify(word: u32, dictionary: &Dictionary) -> (Pattern, usize) {
+        if word == 0 {
+            (Pattern::Zzzz, 0)
+        } else if word & HIGH_THREE_BYTES == 0 {
+            (Pattern::Zzzx, 0)
+        } else {
+            dictionary.best_match(word).unwrap_or((Pattern::Xxxx, 0))
+        }
+    }
+
+    fn encode_words(&self, block: &[u8]) -> BitWriter {
+        let mut dictionary = Dictionary::default();
+        let mut out = BitWriter::with_capacity_bits(block.len() / WORD_BYTES * 34);
+        for word in words(block, WORD_BYTES).map(|w| w as u32) {
+            let (pattern, index) = Self::classify(word, &dictionary);
+            let code = self.code_of(pattern);
+            out.write(code.bits, code.len);
+            if pattern.uses_dictionary() {
+                out.write(index as u64, INDEX_BITS);
+            }
+            out.write(word as u64, pattern.literal_bits());
+            if pattern.pushes() {
+                dictionary.push(word);
+            }
+        }
+        out
+    }
+
+    /// Codes are 2 bits, or 4 bits when the first two are `11`.
+    fn read_pattern(&self, reader: &mut BitReader<'_>) -> Result<Pattern, CodecError> {
+        let mut bits = reader.read(2)?;
+        let mut len = 2;
+        if bits == 0b11 {
+            bits = (bits << 2) | reader.read(2)?;
+            len = 4;
+        }
+        self.codes()
+            .iter()
+            .find(|c| c.bits == bits && c.len == len)
+            .map(|c| c.pattern)
+            .ok_or_else(|| CodecError::Corrupt(format!("code {bits:0len$b} names no word pattern", len = len as usize)))
+    }
+
+    fn decode_words(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+        let mut dictionary = Dictionary::default();
+        let mut out = Vec::with_capacity(self.geometry.block_bytes());
+        for _ in 0..self.geometry.block_bytes() / WORD_BYTES {
+            let pattern = self.read_pattern(reader)?;
+            let matched = if pattern.uses_dictionary() {
+                dictionary.entry(reader.read(INDEX_BITS)? as usize)? & pattern.matched_mask()
+            } else {
+                0
+            };
+            let word = matched | reader.read(pattern.literal_bits())? as u32;
+            if pattern.pushes() {
+                dictionary.push(word);
+            }
+            push_word(&mut out, word as u64, WORD_BYTES);
+        }
+        reader.expect_end()?;
+        Ok(out)
+    }
+
+    fn decode_zero_block(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+        let code = reader.read(ZERO_BLOCK_CODE_BITS)?;
+        if code != ZERO_BLOCK_CODE {
+            return Err(CodecError::Corrupt(format!("zero block payload {code:02b} is not the zero-block code 00")));
+        }
+        reader.expect_end()?;
+        Ok(vec![0; self.geometry.block_bytes()])
+    }
+}
+
+impl Codec for CPack {
+    fn name(&self) -> &str {
+        if self.zero_block_code {
+            "cpack_z"
+        } else {
+            "cpack"
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        check_block_size(block, self.geometry)?;
+        if self.zero_block_code && block.iter().all(|&b| b == 0) {
+            let mut out = BitWriter::new();
+            out.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
+            return Ok(CompressedBlock::or_uncompressed(ENCODING_ZERO_BLOCK, out, block, self.geometry));
+        }
+        Ok(CompressedBlock::or_uncompressed(ENCODING_CPACK, self.encode_words(block), block, self.geometry))
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        match compressed.encoding {
+            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
+            ENCODING_CPACK => self.decode_words(&mut compressed.reader()?),
+            ENCODING_ZERO_BLOCK if self.zero_block_code => self.decode_zero_block(&mut compressed.reader()?),
+            other => Err(CodecError::UnknownEncoding(other)),
+        }
+    }
+
+    /// design.md: C-Pack 12/13, C-Pack+Z 16/9 cycles.
+    fn latency(&self) -> Latency {
+        if self.zero_block_code {
+            Latency::new(16, 9)
+        } else {
+            Latency::new(12, 13)
+        }
+    }
+
+    fn encoding_names(&self) -> Vec<String> {
+        let mut names = vec!["uncompressed".to_string(), "cpack".to_string()];
+        if self.zero_block_code {
+            names.push("zero_block".into());
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::registry::build_str;
+    use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
+    use proptest::prelude::*;
+
+    const PLAIN: bool = false;
+    const WITH_Z: bool = true;
+
+    /// A block of `words` words: `head`, then zero words.
+    fn block_of(head: &[u32], words: usize) -> Vec<u8> {
+        let mut block = Vec::with_capacity(words * 4);
+        for &w in head.iter().chain(std::iter::repeat(&0)).take(words) {
+            push_word(&mut block, w as u64, 4);
+        }
+        block
+    }
+
+    fn bit_string(c: &CompressedBlock) -> String {
+        (0..c.compressed_bits).map(|i| if c.payload[i / 8] & (0x80 >> (i % 8)) != 0 { '1' } else { '0' }).collect()
+    }
+
+    fn spaced(bits: &str) -> String {
+        bits.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    fn bin(value: u32, width: usize) -> String {
+        format!("{value:0width$b}")
+    }
+
+    fn compress(zero_block_code: bool, block: &[u8]) -> CompressedBlock {
+        let mut codec = CPack::new(Geometry::default(), zero_block_code);
+        let c = codec.compress(block).unwrap();
+        assert_eq!(codec.decompress(&c).unwrap(), block);
+        c
+    }
+
+    #[test]
+    fn zero_block() {
+        let c = compress(PLAIN, &[0; 128]);
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_CPACK, 64, 1));
+        assert_eq!(c.payload, vec![0; 8]);
+        let c = compress(WITH_Z, &[0; 128]);
+        assert_eq!((c.encoding, c.compressed_bits, c.mag_bytes, c.burst_count), (ENCODING_ZERO_BLOCK, 2, 32, 1));
+        assert_eq!(bit_string(&c), "00");
+        // One non-zero byte: a word stream, zzzx + 31 zzzz (code 01).
+        let mut block = vec![0u8; 128];
+        block[0] = 0xab;
+        let c = compress(WITH_Z, &block);
+        assert_eq!((c.encoding, c.compressed_bits), (ENCODING_CPACK, 12 + 31 * 2));
+        assert_eq!(bit_string(&c), format!("{}{}", spaced("1110 10101011"), "01".repeat(31)));
+    }
+
+    /// xxxx, mmmm, mmmx, mmxx, zzzx, zzzz, mmmm of a pushed partial match.
+    const EVERY_PATTERN: [u32; 7] = [0x1234_5678, 0x1234_5678, 0x1234_56ab, 0x1234_abcd, 0x0000_00ab, 0, 0x1234_abcd];
+
+    #[test]
+    fn every_pattern_bit_exact_chen_codes() {
+        let c = compress(PLAIN, &block_of(&EVERY_PATTERN, 32));
+        let expected = format!(
+            "{}{}",
+            spaced(
+                "01 00010010001101000101011001111000 \
+                 10 0000 \
+                 1110 0000 10101011 \
+                 1100 0000 1010101111001101 \
+                 1101 10101011 \
+                 00 \
+                 10 0010"
+            ),
+            "00".repeat(25)
+        );
+        assert_eq!(bit_string(&c), expected);
+        assert_eq!(c.compressed_bits, 34 + 6 + 16 + 24 + 12 + 2 + 6 + 25 * 2);
+        assert_eq!((c.encoding, c.burst_count), (ENCODING_CPACK, 1));
+    }
+
+    #[test]
+    fn every_pattern_bit_exact_paper004_codes() {
+        let c = compress(WITH_Z, &block_of(&EVERY_PATTERN, 32));
+        let expected = format!(
+            "{}{}",
+            spaced(
+                "10 00010010001101000101011001111000 \
+                 1100 0000 \
+                 1111 0000 10101011 \
+                 1101 0000 1010101111001101 \
+                 1110 10101011 \
+                 01 \
+                 1100 0010"
+            ),
+            "01".repeat(25)
+        );
+        assert_eq!(bit_string(&c), expected);
+        assert_eq!(c.compressed_bits, 34 + 8 + 16 + 24 + 12 + 2 + 8 + 25 * 2);
+    }
+
+    #[test]
+    fn most_matched_bytes_win_and_zero_patterns_come_first() {
+        // Entry 0 = 0x1234_0001 (xxxx); entry 1 = 0x1234_5601 (mmxx on entry
+        // 0, pushed). 0x1234_56ff matches entry 0 on two bytes and entry 1 on
+        // three: mmmx index 1. 0x0000_1234 is xxxx (pushed); 0x0000_0056 then
+        // is zzzx (12 bits), not mmxx on it (24).
+        let head = [0x1234_0001, 0x1234_5601, 0x1234_56ff, 0x0000_1234, 0x0000_0056];
+        let c = compress(PLAIN, &block_of(&head, 32));
+        let expected = format!(
+            "{}{}",
+            spaced(&format!(
+                "01 {} 1100 0000 {} 1110 0001 11111111 01 {} 1101 01010110",
+                bin(0x1234_0001, 32),
+                bin(0x5601, 16),
+                bin(0x1234, 32)
+            )),
+            "00".repeat(27)
+        );
+        assert_eq!(bit_string(&c), expected);
+    }
+
+    /// 17 distinct words (17 pushes: the 17th overwrites entry 0), then
+    /// w16 (entry 0), w1 (entry 1), w0 (evicted: xxxx, pushed into entry 1),
+    /// w1 (now evicted too: xxxx into entry 2), w0 (entry 1), 10 zeros.
+    fn wrap_around_block() -> Vec<u8> {
+        let w = |i: u32| ((0x40 + i) << 24) | 0x0012_3456;
+        let mut head: Vec<u32> = (0..17).map(w).collect();
+        head.extend([w(16), w(1), w(0), w(1), w(0)]);
+        block_of(&head, 32)
+    }
+
+    #[test]
+    fn dictionary_hits_after_fifo_wrap_around() {
+        let w = |i: u32| bin(((0x40 + i) << 24) | 0x0012_3456, 32);
+        let c = compress(PLAIN, &wrap_around_block());
+        let literals: String = (0..17).map(|i| format!("01{}", w(i))).collect();
+        let tail = spaced(&format!("10 0000  10 0001  01 {}  01 {}  10 0001", w(0), w(1)));
+        assert_eq!(bit_string(&c), format!("{literals}{tail}{}", "00".repeat(10)));
+        assert_eq!(c.compressed_bits, 17 * 34 + 6 + 6 + 34 + 34 + 6 + 10 * 2);
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_CPACK, 684, 3));
+
+        let c = compress(WITH_Z, &wrap_around_block());
+        let literals: String = (0..17).map(|i| format!("10{}", w(i))).collect();
+        let tail = spaced(&format!("1100 0000  1100 0001  10 {}  10 {}  1100 0001", w(0), w(1)));
+        assert_eq!(bit_string(&c), format!("{literals}{tail}{}", "01".repeat(10)));
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_CPACK, 690, 3));
+    }
+
+    #[test]
+    fn incompressible_block_is_stored_raw() {
+        let block: Vec<u8> = (0..32u32).flat_map(|i| (0x9e37_79b9u32.wrapping_mul(i + 1)).to_le_bytes()).collect();
+        for z in [PLAIN, WITH_Z] {
+            let c = compress(z, &block);
+            assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (UNCOMPRESSED, 1024, 4));
+        }
+    }
+
+    /// An encoding-1 payload for an 8-word (32-byte) block.
+    fn handmade(encoding: EncodingId, bits: &str) -> CompressedBlock {
+        let mut w = BitWriter::new();
+        for ch in spaced(bits).chars() {
+            w.write_bool(ch == '1');
+        }
+        CompressedBlock::from_bits(encoding, w, Geometry::new(32, 16).unwrap())
+    }
+
+    fn is_corrupt(r: Result<Vec<u8>, CodecError>) -> bool {
+        matches!(r, Err(CodecError::Corrupt(_)))
+    }
+
+    #[test]
+    fn unfilled_dictionary_indices_are_rejected() {
+        let plain = CPack::new(Geometry::new(32, 16).unwrap(), PLAIN);
+        let zeros7 = "00".repeat(7);
+        // mmmm 0 with an empty dictionary.
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("10 0000 {zeros7}")))));
+        // One entry filled: index 0 decodes, index 1 does not (mmmm, mmmx, mmxx).
+        let one = format!("01 {}", bin(0xcafe_f00d, 32));
+        let zeros6 = "00".repeat(6);
+        assert_eq!(
+            plain.decompress(&handmade(1, &format!("{one} 10 0000 {zeros6}"))).unwrap(),
+            block_of(&[0xcafe_f00d, 0xcafe_f00d], 8)
+        );
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{one} 10 0001 {zeros6}")))));
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{one} 1110 1111 00000000 {zeros6}")))));
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{one} 1100 0010 {} {zeros6}", "0".repeat(16))))));
+        // Unused code 1111 in Chen's table.
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("1111 {zeros7}")))));
+        // Leftover bits.
+        assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{} 0", "00".repeat(8))))));
+        assert!(matches!(plain.decompress(&handmade(1, "00 00")), Err(CodecError::Truncated { .. })));
+        assert_eq!(plain.decompress(&handmade(2, "00")), Err(CodecError::UnknownEncoding(2)));
+    }
+
+    #[test]
+    fn zero_block_code_checks() {
+        let z = CPack::new(Geometry::new(32, 16).unwrap(), WITH_Z);
+        assert_eq!(z.decompress(&handmade(2, "00")).unwrap(), vec![0; 32]);
+        assert!(is_corrupt(z.decompress(&handmade(2, "01"))));
+        assert!(is_corrupt(z.decompress(&handmade(2, "00 0"))));
+        // 00 is the zero-block code, not a word code, in a cpack_z word stream.
+        assert!(is_corrupt(z.decompress(&handmade(1, &"00".repeat(8)))));
+        assert_eq!(z.decompress(&handmade(1, &"01".repeat(8))).unwrap(), vec![0; 32]);
+        assert_eq!(z.decompress(&handmade(3, "00")), Err(CodecError::UnknownEncoding(3)));
+    }
+
+    #[test]
+    fn interface() {
+        let plain = CPack::new(Geometry::default(), PLAIN);
+        let z = CPack::new(Geometry::default(), WITH_Z);
+        assert_eq!((plain.name(), z.name()), ("cpack", "cpack_z"));
+        assert_eq!((plain.latency(), z.latency()), (Latency::new(12, 13), Latency::new(16, 9)));
+        assert_eq!(plain.encoding_names(), vec!["uncompressed", "cpack"]);
+        assert_eq!(z.encoding_names(), vec!["uncompressed", "cpack", "zero_block"]);
+        assert_eq!((plain.metadata_bits(), z.metadata_bits()), (1, 2));
+        assert!(matches!(
+            CPack::new(Geometry::default(), PLAIN).compress(&[0; 32]),
+            Err(CodecError::WrongBlockSize { .. })
+        ));
+        for name in ["cpack", "cpack_z"] {
+            assert_eq!(build_str(name, Geometry::default()).unwrap().name(), name);
+        }
+        assert!(build_str("cpack_z:dict=32", Geometry::default()).is_err());
+    }
+
+    fn geometries() -> Vec<Geometry> {
+        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+    }
+
+    fn cases() -> impl Strategy<Value = (Geometry, bool, Vec<u8>)> {
+        (prop::sample::select(geometries()), any::<bool>()).prop_flat_map(|(g, z)| {
+            let blocks = prop_oneof![3 => structured_block(g.block_bytes()), 1 => random_block(g.block_bytes())];
+            (Just(g), Just(z), blocks)
+        })
+    }
+
+    /// Blocks drawn from a few words, so the dictionary fills, wraps and hits.
+    fn dictionary_heavy(block_bytes: usize) -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop::collection::vec(any::<u32>(), 1..24),
+            prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<u16>()), block_bytes / 4),
+        )
+            .prop_map(|(pool, picks)| {
+                picks
+                    .iter()
+                    .flat_map(|(index, tweak, low)| {
+                        let base = *index.get(&pool);
+                        let word = match tweak {
+                            0 => base,
+                            1 => (base & 0xffff_ff00) | (*low as u32 & 0xff),
+                            2 => (base & 0xffff_0000) | *low as u32,
+                            _ => *low as u32 & 0xff,
+                        };
+                        word.to_le_bytes()
+                    })
+                    .collect()
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips((geometry, zero_block_code, block) in cases()) {
+            assert_round_trips(&mut CPack::new(geometry, zero_block_code), &block)?;
+        }
+
+        #[test]
+        fn dictionary_round_trips(block in dictionary_heavy(128), zero_block_code in any::<bool>()) {
+            assert_round_trips(&mut CPack::new(Geometry::new(128, 16).unwrap(), zero_block_code), &block)?;
+        }
+    }
+}

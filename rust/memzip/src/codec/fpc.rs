@@ -1,0 +1,608 @@
+//! Frequent Pattern Compression (FPC; Alameldeen & Wood, UW-Madison TR 1500,
+//! 2004, Table 1 — paper 004's reference [3]).
+//!
+//! The block is read as 32-bit little-endian words (`words(block, 4)`: a GPU
+//! `int` in memory is one word, its "high halfword" is the two bytes at the
+//! higher addresses). Each word, or run of zero words, becomes a 3-bit prefix
+//! followed by its data field, MSB first, back to back:
+//!
+//! | prefix | pattern (original, the default)                   | data bits   |
+//! |--------|---------------------------------------------------|-------------|
+//! | 000    | zero run of 1..=8 words (field = length − 1)      | 3           |
+//! | 001    | 4-bit sign-extended                               | 4           |
+//! | 010    | one byte sign-extended                            | 8           |
+//! | 011    | halfword sign-extended                            | 16          |
+//! | 100    | halfword padded with a zero halfword (low half 0) | 16          |
+//! | 101    | two halfwords, each a sign-extended byte          | 16 (hi, lo) |
+//! | 110    | word of four repeated bytes                       | 8           |
+//! | 111    | uncompressed word                                 | 32          |
+//!
+//! Runs longer than 8 zero words are split into several run tokens.
+//!
+//! Paper 004's Table II lists a different FPC table; it is available as
+//! `fpc:variant=paper004`:
+//!
+//! | prefix | pattern (paper 004, Table II)                  | data bits |
+//! |--------|------------------------------------------------|-----------|
+//! | 000    | zero block (the whole payload)                 | 0         |
+//! | 001    | zero word                                      | 0         |
+//! | 010    | word of four repeated bytes                    | 8         |
+//! | 011    | 4-bit sign-extended                            | 4         |
+//! | 100    | one byte sign-extended                         | 8         |
+//! | 101    | halfword sign-extended                         | 16        |
+//! | 110    | halfword padded with a zero halfword (N16 Z16) | 16        |
+//! | 111    | two halfwords, each a sign-extended byte       | 16        |
+//!
+//! That table spends all eight prefixes on patterns, so it has no escape for
+//! an incompressible word: a block with any such word is stored uncompressed
+//! (Table II's pattern 9 is "uncompressed N512", a whole-block encoding).
+//!
+//! Each word takes the cheapest pattern it fits; among equal sizes the order
+//! is sign-extended byte before repeated bytes, and sign-extended halfword,
+//! zero-padded halfword, two sign-extended bytes. Encoding ids: 0 uncompressed,
+//! 1 FPC. The block is kept compressed only when that saves a DRAM burst.
+
+use std::str::FromStr;
+
+use super::registry::CodecSpec;
+use super::{
+    check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+};
+use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
+use crate::error::{CodecError, ConfigError};
+use crate::geometry::Geometry;
+
+/// The encoding id of an FPC bitstream.
+pub const ENCODING_FPC: EncodingId = 1;
+
+const WORD_BYTES: usize = 4;
+const PREFIX_BITS: u32 = 3;
+/// The TR's zero-run field: 3 bits, runs of up to 8 zero words.
+const ZERO_RUN_BITS: u32 = 3;
+const MAX_ZERO_RUN: usize = 1 << ZERO_RUN_BITS;
+
+/// Which prefix table the codec uses (the `variant` knob).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FpcVariant {
+    /// Alameldeen & Wood's TR, Table 1: zero runs and an uncompressed-word escape.
+    #[default]
+    Original,
+    /// Paper 004, Table II: zero block, zero word, no escape.
+    Paper004,
+}
+
+impl FpcVariant {
+    pub const NAMES: &'static str = "original, paper004";
+
+    /// The pattern each 3-bit prefix names (prefix = index).
+    fn prefixes(self) -> &'static [Pattern; 8] {
+        use Pattern::*;
+        match self {
+            FpcVariant::Original => &[
+                ZeroRun,
+                SignExtended4,
+                SignExtendedByte,
+                SignExtendedHalfword,
+                ZeroPaddedHalfword,
+                TwoSignExtendedBytes,
+                RepeatedBytes,
+                Uncompressed,
+            ],
+            FpcVariant::Paper004 => &[
+                ZeroBlock,
+                ZeroWord,
+                RepeatedBytes,
+                SignExtended4,
+                SignExtendedByte,
+                SignExtendedHalfword,
+                ZeroPaddedHalfword,
+                TwoSignExtendedBytes,
+            ],
+        }
+    }
+
+    /// Patterns a non-zero word is tried against, cheapest first.
+    fn nonzero_patterns(self) -> &'static [Pattern] {
+        use Pattern::*;
+        const NARROW: [Pattern; 6] = [
+            SignExtended4,
+            SignExtendedByte,
+            RepeatedBytes,
+            SignExtendedHalfword,
+            ZeroPaddedHalfword,
+            TwoSignExtendedBytes,
+        ];
+        const WITH_ESCAPE: [Pattern; 7] = [
+            SignExtended4,
+            SignExtendedByte,
+            RepeatedBytes,
+            SignExtendedHalfword,
+            ZeroPaddedHalfword,
+            TwoSignExtendedBytes,
+            Uncompressed,
+        ];
+        match self {
+            FpcVariant::Original => &WITH_ESCAPE,
+            FpcVariant::Paper004 => &NARROW,
+        }
+    }
+
+    fn prefix_of(self, pattern: Pattern) -> u64 {
+        // Every pattern the encoder emits for a variant is in its table.
+        self.prefixes().iter().position(|&p| p == pattern).unwrap_or_default() as u64
+    }
+}
+
+impl FromStr for FpcVariant {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "original" => Ok(FpcVariant::Original),
+            "paper004" => Ok(FpcVariant::Paper004),
+            _ => Err(()),
+        }
+    }
+}
+
+/// What a prefix stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pattern {
+    ZeroRun,
+    ZeroBlock,
+    ZeroWord,
+    SignExtended4,
+    SignExtendedByte,
+    SignExtendedHalfword,
+    ZeroPaddedHalfword,
+    TwoSignExtendedBytes,
+    RepeatedBytes,
+    Uncompressed,
+}
+
+impl Pattern {
+    /// Width of the data field after the prefix.
+    fn data_bits(self) -> u32 {
+        match self {
+            Pattern::ZeroBlock | Pattern::ZeroWord => 0,
+            Pattern::ZeroRun => ZERO_RUN_BITS,
+            Pattern::SignExtended4 => 4,
+            Pattern::SignExtendedByte | Pattern::RepeatedBytes => 8,
+            Pattern::SignExtendedHalfword | Pattern::ZeroPaddedHalfword | Pattern::TwoSignExtendedBytes => 16,
+            Pattern::Uncompressed => 32,
+        }
+    }
+
+    /// The data field for `word` if the word has this pattern (single-word
+    /// patterns only; zero runs and zero blocks are found by the encoder).
+    fn pack(self, word: u32) -> Option<u64> {
+        let signed = word as i32 as i64;
+        let (high, low) = (word >> 16, word & 0xffff);
+        let fits = match self {
+            Pattern::ZeroWord => word == 0,
+            Pattern::SignExtended4 => fits_signed(signed, 4),
+            Pattern::SignExtendedByte => fits_signed(signed, 8),
+            Pattern::SignExtendedHalfword => fits_signed(signed, 16),
+            Pattern::ZeroPaddedHalfword => low == 0,
+            Pattern::TwoSignExtendedBytes => {
+                fits_signed(high as u16 as i16 as i64, 8) && fits_signed(low as u16 as i16 as i64, 8)
+            }
+            Pattern::RepeatedBytes => word == (word & 0xff).wrapping_mul(0x0101_0101),
+            Pattern::Uncompressed => true,
+            Pattern::ZeroRun | Pattern::ZeroBlock => false,
+        };
+        if !fits {
+            return None;
+        }
+        let data = match self {
+            Pattern::ZeroPaddedHalfword => high,
+            // The high halfword's byte first, then the low halfword's.
+            Pattern::TwoSignExtendedBytes => ((high & 0xff) << 8) | (low & 0xff),
+            _ => word,
+        };
+        let mask = (1u64 << self.data_bits()) - 1;
+        Some(data as u64 & mask)
+    }
+
+    /// The word a single-word pattern's data field stands for.
+    fn unpack(self, data: u64) -> u32 {
+        match self {
+            Pattern::SignExtended4 => sign_extend(data, 4) as u32,
+            Pattern::SignExtendedByte => sign_extend(data, 8) as u32,
+            Pattern::SignExtendedHalfword => sign_extend(data, 16) as u32,
+            Pattern::ZeroPaddedHalfword => (data as u32) << 16,
+            Pattern::TwoSignExtendedBytes => {
+                let high = sign_extend(data >> 8, 8) as u32 & 0xffff;
+                let low = sign_extend(data & 0xff, 8) as u32 & 0xffff;
+                (high << 16) | low
+            }
+            Pattern::RepeatedBytes => (data as u32 & 0xff).wrapping_mul(0x0101_0101),
+            Pattern::Uncompressed => data as u32,
+            Pattern::ZeroRun | Pattern::ZeroBlock | Pattern::ZeroWord => 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Fpc {
+    geometry: Geometry,
+    variant: FpcVariant,
+}
+
+impl Fpc {
+    pub fn new(geometry: Geometry, variant: FpcVariant) -> Self {
+        Fpc { geometry, variant }
+    }
+
+    pub fn variant(&self) -> FpcVariant {
+        self.variant
+    }
+
+    fn emit(&self, out: &mut BitWriter, pattern: Pattern, data: u64) {
+        out.write(self.variant.prefix_of(pattern), PREFIX_BITS);
+        out.write(data, pattern.data_bits());
+    }
+
+    /// The cheapest pattern for a non-zero word, or `None` if the variant
+    /// has none that fits.
+    fn emit_nonzero(&self, out: &mut BitWriter, word: u32) -> Option<()> {
+        let (pattern, data) =
+            self.variant.nonzero_patterns().iter().find_map(|&p| p.pack(word).map(|data| (p, data)))?;
+        self.emit(out, pattern, data);
+        Some(())
+    }
+
+    /// The FPC bitstream for `block`, or `None` when the variant cannot
+    /// encode some word (paper 004's table has no escape).
+    fn encode(&self, block: &[u8]) -> Option<BitWriter> {
+        let block_words: Vec<u32> = words(block, WORD_BYTES).map(|w| w as u32).collect();
+        let mut out = BitWriter::with_capacity_bits(block_words.len() * (PREFIX_BITS as usize + 32));
+        match self.variant {
+            FpcVariant::Original => {
+                let mut i = 0;
+                while i < block_words.len() {
+                    if block_words[i] == 0 {
+                        let run = block_words[i..].iter().take(MAX_ZERO_RUN).take_while(|&&w| w == 0).count();
+                        self.emit(&mut out, Pattern::ZeroRun, (run - 1) as u64);
+                        i += run;
+                    } else {
+                        self.emit_nonzero(&mut out, block_words[i])?;
+                        i += 1;
+                    }
+                }
+            }
+            FpcVariant::Paper004 => {
+                if block_words.iter().all(|&w| w == 0) {
+                    self.emit(&mut out, Pattern::ZeroBlock, 0);
+                    return Some(out);
+                }
+                for &word in &block_words {
+                    if word == 0 {
+                        self.emit(&mut out, Pattern::ZeroWord, 0);
+                    } else {
+                        self.emit_nonzero(&mut out, word)?;
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn decode(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+        let block_words = self.geometry.block_bytes() / WORD_BYTES;
+        let mut out = Vec::with_capacity(self.geometry.block_bytes());
+        let mut decoded = 0;
+        while decoded < block_words {
+            let pattern = self.variant.prefixes()[reader.read(PREFIX_BITS)? as usize];
+            let data = reader.read(pattern.data_bits())?;
+            let count = match pattern {
+                Pattern::ZeroRun => data as usize + 1,
+                Pattern::ZeroBlock if decoded == 0 => block_words,
+                Pattern::ZeroBlock => {
+                    return Err(CodecError::Corrupt(format!("zero-block prefix after word {decoded}")));
+                }
+                _ => 1,
+            };
+            if decoded + count > block_words {
+                return Err(CodecError::Corrupt(format!(
+                    "zero run of {count} words at word {decoded} overruns the {block_words}-word block"
+                )));
+            }
+            for _ in 0..count {
+                push_word(&mut out, pattern.unpack(data) as u64, WORD_BYTES);
+            }
+            decoded += count;
+        }
+        reader.expect_end()?;
+        Ok(out)
+    }
+}
+
+/// Registry builder: `fpc` or `fpc:variant=paper004`.
+pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
+    let variant = spec.knob("variant", FpcVariant::default(), FpcVariant::NAMES)?;
+    Ok(Box::new(Fpc::new(spec.geometry, variant)))
+}
+
+impl Codec for Fpc {
+    fn name(&self) -> &str {
+        "fpc"
+    }
+
+    fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(match self.encode(block) {
+            Some(out) => CompressedBlock::or_uncompressed(ENCODING_FPC, out, block, self.geometry),
+            None => CompressedBlock::uncompressed(block, self.geometry),
+        })
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        match compressed.encoding {
+            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
+            ENCODING_FPC => self.decode(&mut compressed.reader()?),
+            other => Err(CodecError::UnknownEncoding(other)),
+        }
+    }
+
+    /// design.md: FPC 6/10 cycles.
+    fn latency(&self) -> Latency {
+        Latency::new(6, 10)
+    }
+
+    fn encoding_names(&self) -> Vec<String> {
+        vec!["uncompressed".into(), "fpc".into()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::registry::build_str;
+    use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
+    use proptest::prelude::*;
+
+    /// A 128-byte block: `head` words, then zero words.
+    fn block_of(head: &[u32]) -> Vec<u8> {
+        let mut block = Vec::with_capacity(128);
+        for &w in head.iter().chain(std::iter::repeat(&0)).take(32) {
+            push_word(&mut block, w as u64, 4);
+        }
+        block
+    }
+
+    /// The meaningful bits of a payload as a '0'/'1' string.
+    fn bit_string(c: &CompressedBlock) -> String {
+        (0..c.compressed_bits).map(|i| if c.payload[i / 8] & (0x80 >> (i % 8)) != 0 { '1' } else { '0' }).collect()
+    }
+
+    fn spaced(bits: &str) -> String {
+        bits.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    fn compress(variant: FpcVariant, block: &[u8]) -> CompressedBlock {
+        let mut codec = Fpc::new(Geometry::default(), variant);
+        let c = codec.compress(block).unwrap();
+        assert_eq!(codec.decompress(&c).unwrap(), block);
+        c
+    }
+
+    /// Size of a block whose first word is `word` and whose other 31 words
+    /// are zero (the original table's runs of 8, 8, 8, 7 cost 4 × 6 bits).
+    fn bits_with_word(word: u32) -> usize {
+        let c = compress(FpcVariant::Original, &block_of(&[word]));
+        assert_eq!(c.encoding, ENCODING_FPC);
+        c.compressed_bits - 24
+    }
+
+    #[test]
+    fn zero_block_is_four_runs_of_eight() {
+        let c = compress(FpcVariant::Original, &[0; 128]);
+        assert_eq!((c.encoding, c.compressed_bits, c.mag_bytes, c.burst_count), (ENCODING_FPC, 24, 32, 1));
+        assert_eq!(bit_string(&c), spaced("000 111  000 111  000 111  000 111"));
+        assert_eq!(c.payload, vec![0x1c, 0x71, 0xc7]);
+    }
+
+    #[test]
+    fn zero_runs_longer_than_eight_are_split() {
+        // 9 zeros = run 8 + run 1; the 22 zeros after the word = 8 + 8 + 6.
+        let mut head = vec![0u32; 9];
+        head.push(0x1234_5678);
+        let c = compress(FpcVariant::Original, &block_of(&head));
+        assert_eq!(c.compressed_bits, 6 + 6 + 35 + 6 * 3);
+        let expected = "000 111  000 000  111 00010010001101000101011001111000  000 111  000 111  000 101";
+        assert_eq!(bit_string(&c), spaced(expected));
+    }
+
+    #[test]
+    fn four_bit_sign_extension_limits() {
+        assert_eq!(bits_with_word(7), 7);
+        assert_eq!(bits_with_word(-8i32 as u32), 7);
+        assert_eq!(bits_with_word(u32::MAX), 7); // -1, also repeated bytes
+        assert_eq!(bits_with_word(8), 11);
+        assert_eq!(bits_with_word(-9i32 as u32), 11);
+    }
+
+    #[test]
+    fn byte_sign_extension_limits() {
+        assert_eq!(bits_with_word(127), 11);
+        assert_eq!(bits_with_word(-128i32 as u32), 11);
+        assert_eq!(bits_with_word(128), 19);
+        assert_eq!(bits_with_word(-129i32 as u32), 19);
+    }
+
+    #[test]
+    fn halfword_sign_extension_limits() {
+        assert_eq!(bits_with_word(32767), 19);
+        assert_eq!(bits_with_word(-32768i32 as u32), 19);
+        // 0x8000: not sign-extended, low half non-zero, low byte not a
+        // sign-extended byte: uncompressed.
+        assert_eq!(bits_with_word(32768), 35);
+        // -32769 = 0xffff7fff: nothing fits.
+        assert_eq!(bits_with_word(-32769i32 as u32), 35);
+    }
+
+    #[test]
+    fn halfword_padded_with_zero_halfword() {
+        assert_eq!(bits_with_word(0x1234_0000), 19);
+        assert_eq!(bits_with_word(0xffff_0000), 19);
+        assert_eq!(bits_with_word(0x8000_0000), 19);
+        // The zero halfword must be the low one.
+        assert_eq!(bits_with_word(0x0000_1234), 19); // sign-extended halfword instead
+        assert_eq!(bits_with_word(0x1234_0001), 35);
+    }
+
+    #[test]
+    fn two_sign_extended_bytes() {
+        assert_eq!(bits_with_word(0x007f_ff80), 19); // +127 | -128
+        assert_eq!(bits_with_word(0xff80_007f), 19); // -128 | +127
+        assert_eq!(bits_with_word(0x0080_0001), 35); // high half 0x0080 is not a sign-extended byte
+        assert_eq!(bits_with_word(0x0001_0080), 35); // low half 0x0080 is not either
+    }
+
+    #[test]
+    fn repeated_bytes() {
+        assert_eq!(bits_with_word(0xabab_abab), 11);
+        assert_eq!(bits_with_word(0x7f7f_7f7f), 11);
+        assert_eq!(bits_with_word(0x7f7f_7f7e), 35);
+    }
+
+    #[test]
+    fn every_original_pattern_bit_exact() {
+        let head =
+            [0, 0, 7, -8i32 as u32, 0x7f, 0xffff_ff80, 0x7fff, 0xffff_8000, 0x1234_0000, 0x007f_ff80, 0xabab_abab];
+        let mut head = head.to_vec();
+        head.push(0xdead_beef);
+        let c = compress(FpcVariant::Original, &block_of(&head));
+        // 20 trailing zeros: runs 8, 8, 4.
+        let expected = "000 001 \
+                        001 0111  001 1000 \
+                        010 01111111  010 10000000 \
+                        011 0111111111111111  011 1000000000000000 \
+                        100 0001001000110100 \
+                        101 0111111110000000 \
+                        110 10101011 \
+                        111 11011110101011011011111011101111 \
+                        000 111  000 111  000 011";
+        assert_eq!(bit_string(&c), spaced(expected));
+        assert_eq!(c.compressed_bits, 6 + 2 * 7 + 2 * 11 + 2 * 19 + 19 + 19 + 11 + 35 + 3 * 6);
+        assert_eq!((c.mag_bytes, c.burst_count), (32, 1));
+    }
+
+    #[test]
+    fn incompressible_block_is_stored_raw() {
+        let block: Vec<u8> = (0..32u32).flat_map(|i| (0x9e37_79b9u32.wrapping_mul(i + 1)).to_le_bytes()).collect();
+        let c = compress(FpcVariant::Original, &block);
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (UNCOMPRESSED, 1024, 4));
+        // 22 raw words + runs of 8 and 2 zeros = 782 bits: more than 3 bursts
+        // (768 bits). 21 raw words + runs of 8 and 3 = 747 bits fit.
+        let mut head = vec![0x1234_5678u32; 22];
+        let c = compress(FpcVariant::Original, &block_of(&head));
+        assert_eq!(c.encoding, UNCOMPRESSED);
+        head.pop();
+        let c = compress(FpcVariant::Original, &block_of(&head));
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_FPC, 21 * 35 + 2 * 6, 3));
+    }
+
+    #[test]
+    fn paper004_zero_block_and_zero_words() {
+        let c = compress(FpcVariant::Paper004, &[0; 128]);
+        assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_FPC, 3, 1));
+        assert_eq!(bit_string(&c), "000");
+        let c = compress(FpcVariant::Paper004, &block_of(&[5]));
+        assert_eq!(c.compressed_bits, 7 + 31 * 3);
+        assert!(bit_string(&c).starts_with(&spaced("011 0101  001 001")));
+    }
+
+    #[test]
+    fn paper004_every_pattern_bit_exact() {
+        let head = [0xabab_abab, 7, -8i32 as u32, 0x7f, 0xffff_ff80, 0x7fff, 0x1234_0000, 0x007f_ff80, 0];
+        let c = compress(FpcVariant::Paper004, &block_of(&head));
+        let expected = format!(
+            "{}{}",
+            spaced(
+                "010 10101011  011 0111  011 1000  100 01111111  100 10000000 \
+                 101 0111111111111111  110 0001001000110100  111 0111111110000000  001"
+            ),
+            "001".repeat(23)
+        );
+        assert_eq!(bit_string(&c), expected);
+        assert_eq!(c.compressed_bits, 11 + 2 * 7 + 2 * 11 + 3 * 19 + 24 * 3);
+    }
+
+    #[test]
+    fn paper004_has_no_escape_for_incompressible_words() {
+        let c = compress(FpcVariant::Paper004, &block_of(&[0x1234_5678]));
+        assert_eq!((c.encoding, c.compressed_bits), (UNCOMPRESSED, 1024));
+        // The original table escapes it: 35 + 31 zeros (4 runs).
+        assert_eq!(compress(FpcVariant::Original, &block_of(&[0x1234_5678])).compressed_bits, 35 + 24);
+    }
+
+    fn handmade(bits: &str, block_bytes: usize) -> CompressedBlock {
+        let geometry = Geometry::new(block_bytes, 16).unwrap();
+        let mut w = BitWriter::new();
+        for ch in spaced(bits).chars() {
+            w.write_bool(ch == '1');
+        }
+        CompressedBlock::from_bits(ENCODING_FPC, w, geometry)
+    }
+
+    #[test]
+    fn corrupt_streams_are_rejected() {
+        let original = Fpc::new(Geometry::new(32, 16).unwrap(), FpcVariant::Original);
+        let paper004 = Fpc::new(Geometry::new(32, 16).unwrap(), FpcVariant::Paper004);
+        // A run of 8 then a run of 2 overruns the 8-word block.
+        let overrun = handmade("000 111  000 001", 32);
+        assert!(matches!(original.decompress(&overrun), Err(CodecError::Corrupt(_))));
+        assert_eq!(original.decompress(&handmade("000 111", 32)).unwrap(), vec![0; 32]);
+        // Bits left after the last word.
+        assert!(matches!(original.decompress(&handmade("000 111 0", 32)), Err(CodecError::Corrupt(_))));
+        // Zero block only as the first token.
+        assert_eq!(paper004.decompress(&handmade("000", 32)).unwrap(), vec![0; 32]);
+        assert!(matches!(paper004.decompress(&handmade("001 000", 32)), Err(CodecError::Corrupt(_))));
+        assert!(matches!(paper004.decompress(&handmade("000 001", 32)), Err(CodecError::Corrupt(_))));
+        assert!(matches!(original.decompress(&handmade("001 01", 32)), Err(CodecError::Truncated { .. })));
+        let mut unknown = handmade("000 111", 32);
+        unknown.encoding = 2;
+        assert_eq!(original.decompress(&unknown), Err(CodecError::UnknownEncoding(2)));
+    }
+
+    #[test]
+    fn interface() {
+        let mut codec = Fpc::new(Geometry::default(), FpcVariant::Original);
+        assert_eq!(codec.latency(), Latency::new(6, 10));
+        assert_eq!(codec.encoding_names(), vec!["uncompressed", "fpc"]);
+        assert_eq!(codec.metadata_bits(), 1);
+        assert!(matches!(codec.compress(&[0; 64]), Err(CodecError::WrongBlockSize { .. })));
+        let built = build_str("fpc", Geometry::default()).unwrap();
+        assert_eq!(built.name(), "fpc");
+        let mut paper = build_str("fpc:variant=paper004", Geometry::default()).unwrap();
+        assert_eq!(paper.compress(&[0; 128]).unwrap().compressed_bits, 3);
+        let err = build_str("fpc:variant=aw", Geometry::default()).err().unwrap();
+        assert_eq!((err.knob.as_str(), err.value.as_str()), ("fpc.variant", "aw"));
+    }
+
+    fn geometries() -> Vec<Geometry> {
+        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+    }
+
+    fn cases() -> impl Strategy<Value = (Geometry, FpcVariant, Vec<u8>)> {
+        (prop::sample::select(geometries()), prop::sample::select(vec![FpcVariant::Original, FpcVariant::Paper004]))
+            .prop_flat_map(|(g, v)| {
+                let blocks = prop_oneof![3 => structured_block(g.block_bytes()), 1 => random_block(g.block_bytes())];
+                (Just(g), Just(v), blocks)
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips((geometry, variant, block) in cases()) {
+            assert_round_trips(&mut Fpc::new(geometry, variant), &block)?;
+        }
+    }
+}
