@@ -1,0 +1,97 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # variables here are used by the scripts that source it
+# Shared helpers for memzip's setup/run scripts. Source it; do not execute it.
+#
+#   MEMZIP_CACHE   everything downloaded or built: ${XDG_CACHE_HOME:-$HOME/.cache}/memzip
+#   step "text"    log the step that starts now (die names it on failure)
+#   die "text"     print "memzip: FAILED at step '<step>': text" and exit 1
+#   run_logged LOG CMD...   run CMD with output to LOG; on failure show the log tail
+
+: "${MEMZIP_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/memzip}"
+export MEMZIP_CACHE
+
+MEMZIP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# CUDA toolkit from PyPI (one pip call, see setup-toolkit.sh).
+MEMZIP_CUDA_VERSION=13.2
+MEMZIP_CUDA_PIN=13.2.86
+MEMZIP_CUDA_DIR="$MEMZIP_CACHE/cuda-$MEMZIP_CUDA_VERSION"
+# CUDA_INSTALL_PATH for gpgpu-sim and nvcc.
+MEMZIP_CUDA_HOME="$MEMZIP_CUDA_DIR/pip/nvidia/cu13"
+
+# gpgpu-sim: the only version we support so far.
+MEMZIP_GPGPUSIM_UPSTREAM=https://github.com/gpgpu-sim/gpgpu-sim_distribution.git
+MEMZIP_GPGPUSIM_COMMIT_dev=6b244a5d3be7811f16c312905c1c7fee137ac7a4
+MEMZIP_GPGPUSIM_TAG_dev=dev-6b244a5   # names both the cache dir and gpgpu-sim-patch/<tag>/
+
+_memzip_step="(start)"
+
+step() {
+    _memzip_step="$*"
+    printf '==> %s\n' "$*" >&2
+}
+
+log() {
+    printf '    %s\n' "$*" >&2
+}
+
+die() {
+    printf "memzip: FAILED at step '%s': %s\n" "$_memzip_step" "$*" >&2
+    exit 1
+}
+
+# run_logged LOGFILE CMD...: quiet on success, tail of LOGFILE on failure.
+run_logged() {
+    local logfile=$1
+    shift
+    mkdir -p "$(dirname "$logfile")"
+    if ! "$@" >"$logfile" 2>&1; then
+        echo "---- last 40 lines of $logfile ----" >&2
+        tail -n 40 "$logfile" >&2
+        echo "----" >&2
+        return 1
+    fi
+}
+
+# gpgpusim_paths VERSION: sets GPGPUSIM_TAG, GPGPUSIM_COMMIT, GPGPUSIM_DIR
+# (cache dir of that version), GPGPUSIM_SRC (its git work tree) and
+# GPGPUSIM_PATCH_DIR (our patch set for it).
+gpgpusim_paths() {
+    local v=$1 c t
+    c="MEMZIP_GPGPUSIM_COMMIT_$v"
+    t="MEMZIP_GPGPUSIM_TAG_$v"
+    [[ -n "${!c:-}" ]] || die "unknown gpgpu-sim version '$v' (known: dev)"
+    GPGPUSIM_COMMIT=${!c}
+    GPGPUSIM_TAG=${!t}
+    GPGPUSIM_DIR="$MEMZIP_CACHE/gpgpu-sim/$GPGPUSIM_TAG"
+    GPGPUSIM_SRC="$GPGPUSIM_DIR/src"
+    GPGPUSIM_PATCH_DIR="$MEMZIP_ROOT/gpgpu-sim-patch/$GPGPUSIM_TAG"
+}
+
+# gpgpusim_env: source the simulator's setup_environment in THIS shell (its
+# exports only count in the shell that sourced it; make and the simulated
+# program both need them). Needs gpgpusim_paths. Sets GPGPUSIM_LIBDIR, the
+# directory of the simulator's libcudart.so (built or not).
+gpgpusim_env() {
+    [[ -f "$MEMZIP_CUDA_DIR/.stamp" ]] || die "CUDA toolkit missing: run scripts/setup-toolkit.sh"
+    [[ -f "$GPGPUSIM_SRC/setup_environment" ]] || die "no gpgpu-sim source in $GPGPUSIM_SRC: run scripts/setup-gpgpusim.sh"
+    export CUDA_INSTALL_PATH="$MEMZIP_CUDA_HOME"
+    local envlog saved
+    envlog=$(mktemp "${TMPDIR:-/tmp}/memzip-setup-env.XXXXXX")
+    # setup_environment is neither `set -e` nor `set -u` clean, and it reads
+    # $1 as the build type: pass `release` explicitly, or a script's own first
+    # argument would pick lib/<...>/<that argument>.
+    saved=$(set +o)
+    set +euo pipefail
+    # shellcheck disable=SC1091
+    source "$GPGPUSIM_SRC/setup_environment" release >"$envlog" 2>&1
+    eval "$saved"
+    if [[ "${GPGPUSIM_SETUP_ENVIRONMENT_WAS_RUN:-}" != 1 ]]; then
+        local msg
+        msg=$(grep -m2 ERROR "$envlog" || tail -n2 "$envlog")
+        rm -f "$envlog"
+        die "source setup_environment failed: $msg"
+    fi
+    rm -f "$envlog"
+    GPGPUSIM_LIBDIR="$GPGPUSIM_ROOT/lib/$GPGPUSIM_CONFIG"
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Install what building gpgpu-sim and CUDA programs needs:
+#   1. Debian build deps (apt; skipped when all are installed),
+#   2. the CUDA 13.2 toolkit from PyPI wheels into $MEMZIP_CACHE/cuda-13.2/pip,
+#      laid out so that $MEMZIP_CACHE/cuda-13.2/pip/nvidia/cu13 works as
+#      CUDA_INSTALL_PATH (bin/nvcc, include/, lib/, lib64 -> lib).
+# Idempotent: $MEMZIP_CACHE/cuda-13.2/.stamp marks a finished install and a
+# rerun is then a no-op.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+APT_DEPS=(build-essential xutils-dev bison flex zlib1g-dev libglu1-mesa-dev)
+# One pip call installs all of them: a second `pip install --target` into the
+# same dir silently skips the shared nvidia/ namespace dir.
+CUDA_WHEELS=(nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-crt nvidia-cuda-runtime
+             nvidia-cuda-cccl nvidia-cuda-cuobjdump nvidia-cuda-profiler-api)
+
+step "apt build deps"
+missing=()
+for p in "${APT_DEPS[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    log "installing: ${missing[*]}"
+    SUDO=()
+    [[ $(id -u) == 0 ]] || SUDO=(sudo)
+    run_logged "$MEMZIP_CACHE/logs/apt.log" "${SUDO[@]}" apt-get update ||
+        die "apt-get update failed"
+    run_logged "$MEMZIP_CACHE/logs/apt.log" env DEBIAN_FRONTEND=noninteractive \
+        "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}" ||
+        die "apt-get install ${missing[*]} failed"
+else
+    log "all present"
+fi
+
+stamp="$MEMZIP_CUDA_DIR/.stamp"
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$MEMZIP_CUDA_PIN" ]]; then
+    step "CUDA $MEMZIP_CUDA_PIN toolkit"
+    log "already installed in $MEMZIP_CUDA_HOME"
+    exit 0
+fi
+
+step "pip install CUDA $MEMZIP_CUDA_PIN wheels"
+rm -rf "$MEMZIP_CUDA_DIR/pip" "$stamp"
+mkdir -p "$MEMZIP_CUDA_DIR"
+specs=()
+for w in "${CUDA_WHEELS[@]}"; do specs+=("$w==$MEMZIP_CUDA_PIN"); done
+PY=$(command -v python3 || command -v python) || die "python3 not found"
+run_logged "$MEMZIP_CACHE/logs/pip-cuda.log" "$PY" -m pip install --disable-pip-version-check \
+    --no-input --target "$MEMZIP_CUDA_DIR/pip" "${specs[@]}" ||
+    die "pip install of the CUDA wheels failed (log: $MEMZIP_CACHE/logs/pip-cuda.log)"
+
+step "lay out CUDA_INSTALL_PATH"
+cd "$MEMZIP_CUDA_HOME" 2>/dev/null || die "wheels did not create $MEMZIP_CUDA_HOME"
+[[ -x bin/nvcc ]] || die "bin/nvcc missing in $MEMZIP_CUDA_HOME"
+[[ -e lib64 ]] || ln -s lib lib64
+[[ -e lib/libcudart.so.13 ]] || die "lib/libcudart.so.13 missing in $MEMZIP_CUDA_HOME"
+[[ -e lib/libcudart.so ]] || ln -s libcudart.so.13 lib/libcudart.so
+[[ -f include/cudaProfiler.h ]] || die "include/cudaProfiler.h missing (nvidia-cuda-profiler-api)"
+
+step "check nvcc"
+ver=$(bin/nvcc --version) || die "bin/nvcc --version failed"
+grep -q "release $MEMZIP_CUDA_VERSION" <<<"$ver" || die "unexpected nvcc version: $ver"
+log "$(grep release <<<"$ver")"
+
+echo "$MEMZIP_CUDA_PIN" >"$stamp"
+step "CUDA toolkit ready: CUDA_INSTALL_PATH=$MEMZIP_CUDA_HOME"
