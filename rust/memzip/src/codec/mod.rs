@@ -6,6 +6,7 @@
 //! implement the parts every codec shares (the uncompressed fallback, the
 //! "worth it" rule, block-size checks).
 
+pub mod e2mc;
 pub mod none;
 pub mod registry;
 

@@ -87,7 +87,13 @@ struct Entry {
 }
 
 /// Every codec memzip knows, in the order `codec_names` lists them.
-const CODECS: &[Entry] = &[Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) }];
+const CODECS: &[Entry] = &[
+    Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
+    Entry { name: "e2mc4", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 4)?)) },
+    Entry { name: "e2mc8", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 8)?)) },
+    Entry { name: "e2mc16", knobs: &["pdw", "mfv", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 16)?)) },
+    Entry { name: "e2mc32", knobs: &["pdw", "mfv", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 32)?)) },
+];
 
 /// Names accepted by [`build`].
 pub fn codec_names() -> Vec<&'static str> {
