@@ -298,7 +298,8 @@ mod tests {
                 assert_eq!((ca + 1) << (lb - la), cb, "a longer code follows the shorter ones");
             }
         }
-        let expected = [(0b100, 3), (0b00, 2), (0b101, 3), (0b110, 3), (0b01, 2), (0b1110, 4), (0, 0), (0b11110, 5), (0b11111, 5)];
+        let expected =
+            [(0b100, 3), (0b00, 2), (0b101, 3), (0b110, 3), (0b01, 2), (0b1110, 4), (0, 0), (0b11110, 5), (0b11111, 5)];
         for (s, &want) in expected.iter().enumerate() {
             assert_eq!(code.code(s), want, "symbol {s}");
         }

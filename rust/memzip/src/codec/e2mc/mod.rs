@@ -291,7 +291,11 @@ impl E2mc {
     pub fn new(symbol_bits: u32, geometry: Geometry, pdw: usize, mfv: usize) -> Result<Self, ConfigError> {
         let name = Self::check(symbol_bits, pdw)?;
         if !(1..=MAX_MFV).contains(&mfv) {
-            return Err(ConfigError::new(format!("{name}.mfv"), mfv.to_string(), format!("an integer in 1..={MAX_MFV}")));
+            return Err(ConfigError::new(
+                format!("{name}.mfv"),
+                mfv.to_string(),
+                format!("an integer in 1..={MAX_MFV}"),
+            ));
         }
         Ok(E2mc {
             layout: Layout::new(geometry, symbol_bits, pdw),
@@ -408,8 +412,7 @@ impl E2mc {
             self.scratch.push((bits, len));
         }
         let ways = &way_bits[..layout.pdw];
-        let data_bits: usize =
-            ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
+        let data_bits: usize = ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
         let total = layout.header_bits + data_bits;
         if !self.geometry.worth_compressing(total) {
             return CompressedBlock::uncompressed(block, self.geometry);

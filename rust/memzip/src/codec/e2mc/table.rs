@@ -173,7 +173,11 @@ impl CodeTable {
                 ));
             }
             let escape = self.escape_length.ok_or_else(|| {
-                ConfigError::new("e2mc table escape_length", "missing", format!("{expected_len} for {bits}-bit symbols"))
+                ConfigError::new(
+                    "e2mc table escape_length",
+                    "missing",
+                    format!("{expected_len} for {bits}-bit symbols"),
+                )
             })?;
             if !length_ok(escape) {
                 return Err(ConfigError::new("e2mc table escape_length", escape.to_string(), expected_len));
@@ -187,7 +191,11 @@ impl CodeTable {
                     ));
                 }
                 if !length_ok(e.length) {
-                    return Err(ConfigError::new(format!("e2mc table mfv[{i}].length"), e.length.to_string(), expected_len));
+                    return Err(ConfigError::new(
+                        format!("e2mc table mfv[{i}].length"),
+                        e.length.to_string(),
+                        expected_len,
+                    ));
                 }
                 if i > 0 && self.mfv[i - 1].value >= e.value {
                     return Err(ConfigError::new(
@@ -428,12 +436,9 @@ mod tests {
 
     #[test]
     fn json_round_trips_and_has_the_documented_shape() {
-        let table = CodeTable::with_mfv(
-            16,
-            vec![MfvEntry { value: 0xffff, length: 2 }, MfvEntry { value: 0, length: 1 }],
-            2,
-        )
-        .unwrap();
+        let table =
+            CodeTable::with_mfv(16, vec![MfvEntry { value: 0xffff, length: 2 }, MfvEntry { value: 0, length: 1 }], 2)
+                .unwrap();
         let json = table.to_json();
         assert_eq!(
             json,
@@ -464,13 +469,19 @@ mod tests {
         assert!(err(r#"{"symbol_bits":32,"mfv":[{"value":5,"length":1}],"escape_length":1,"x":0}"#)
             .value
             .contains("unknown field"));
-        let kraft = err(r#"{"symbol_bits":32,"mfv":[{"value":5,"length":1},{"value":6,"length":1}],"escape_length":1}"#);
+        let kraft =
+            err(r#"{"symbol_bits":32,"mfv":[{"value":5,"length":1},{"value":6,"length":1}],"escape_length":1}"#);
         assert!(kraft.value.starts_with("Kraft sum 1.5"), "{kraft}");
         assert_eq!(err(r#"{"symbol_bits":8,"position_lengths":[]}"#).value, "0 lists");
         let mut zero = vec![vec![8u8; 256]; 4];
         zero[2][7] = 0;
-        let json = serde_json::to_string(&CodeTable { symbol_bits: 8, position_lengths: zero, mfv: vec![], escape_length: None })
-            .unwrap();
+        let json = serde_json::to_string(&CodeTable {
+            symbol_bits: 8,
+            position_lengths: zero,
+            mfv: vec![],
+            escape_length: None,
+        })
+        .unwrap();
         assert_eq!(err(&json).knob, "e2mc table position_lengths[2][7]");
         assert_eq!(err(r#"{"symbol_bits":4,"escape_length":3}"#).knob, "e2mc table mfv/escape_length");
     }

@@ -184,15 +184,15 @@ fn escape_path_round_trips_for_16_and_32_bit() {
     assert_eq!(codec16.decompress(&c).unwrap(), block);
 
     // 32-bit: MFV {0 -> `0`, 0xDEADBEEF -> `10`}, escape `11` + 32 raw bits.
-    let table = CodeTable::with_mfv(32, vec![MfvEntry { value: 0xdead_beef, length: 2 }, MfvEntry { value: 0, length: 1 }], 2)
-        .unwrap();
+    let table =
+        CodeTable::with_mfv(32, vec![MfvEntry { value: 0xdead_beef, length: 2 }, MfvEntry { value: 0, length: 1 }], 2)
+            .unwrap();
     let mut codec32 = coded(table, geometry(32, 16), 2);
     let block = le32(&[0xdead_beef, 0x0bad_f00d, 0, 0, 0, 0, 0, 0]);
     let c = codec32.compress(&block).unwrap();
     // 5-bit pointer, way 0 = `10` + `11`+raw32 + `0` `0` = 38 bits padded to 40, way 1 = 4 bits.
     assert_eq!(c.compressed_bits, 5 + 40 + 4);
-    let (expected, _) =
-        bits(&format!("00101 10 11 {:032b} 0 0 000 0 0 0 0", 0x0bad_f00du32));
+    let (expected, _) = bits(&format!("00101 10 11 {:032b} 0 0 000 0 0 0 0", 0x0bad_f00du32));
     assert_eq!(c.payload, expected);
     assert_eq!(codec32.decompress(&c).unwrap(), block);
 }
@@ -202,7 +202,8 @@ fn stores_compressed_only_when_worth_it() {
     // 128 B, 32 B MAG: at most 96 B = 768 bits. With the 8-bit hand table a
     // block of k costly bytes (9 bits) and 128 - k cheap ones costs 128 + 8k.
     let mut codec = coded(hand_table8(), Geometry::default(), 1);
-    let block_with = |k: usize| -> Vec<u8> { (0..128).map(|i| if i < k { 1 } else { [0, 0, 0, 0x3f][i % 4] }).collect() };
+    let block_with =
+        |k: usize| -> Vec<u8> { (0..128).map(|i| if i < k { 1 } else { [0, 0, 0, 0x3f][i % 4] }).collect() };
     let fits = codec.compress(&block_with(80)).unwrap();
     assert_eq!((fits.encoding, fits.compressed_bits, fits.mag_bytes, fits.burst_count), (E2MC_ENCODING, 768, 96, 3));
     assert_eq!(codec.decompress(&fits).unwrap(), block_with(80));
@@ -261,12 +262,7 @@ fn unseen_symbols_remain_encodable() {
 
 #[test]
 fn latencies_follow_table_vi_divided_by_pdw() {
-    let cases = [
-        ("e2mc4", 154, 233),
-        ("e2mc8", 84, 143),
-        ("e2mc16", 46, 82),
-        ("e2mc32", 24, 42),
-    ];
+    let cases = [("e2mc4", 154, 233), ("e2mc8", 84, 143), ("e2mc16", 46, 82), ("e2mc32", 24, 42)];
     for (name, comp, decomp) in cases {
         for pdw in PDW_CHOICES {
             let codec = build_str(&format!("{name}:pdw={pdw}"), Geometry::default()).unwrap();
@@ -408,7 +404,10 @@ fn round_trips(symbol_bits: u32) {
         .unwrap();
     let compressed = compressed.into_inner();
     eprintln!("e2mc{symbol_bits}: {compressed} of {CASES} cases stored compressed");
-    assert!(compressed >= CASES as usize / 10, "only {compressed} of {CASES} e2mc{symbol_bits} cases were stored compressed");
+    assert!(
+        compressed >= CASES as usize / 10,
+        "only {compressed} of {CASES} e2mc{symbol_bits} cases were stored compressed"
+    );
 }
 
 #[test]
