@@ -44,59 +44,60 @@ pub fn limited_lengths(freqs: &[u64], max_len: u8) -> Result<Vec<u8>, String> {
         return Ok(lengths);
     }
 
-    // Package-merge as the coin collector's problem: list `d` (d = 0 holds
-    // the coins of denomination 2^-max_len) is the leaves merged with the
-    // packages (consecutive pairs) of list `d - 1`. Package `j` of a list
-    // holds items 2j and 2j+1 of the deeper list, so it needs no pointer.
-    #[derive(Clone, Copy)]
-    enum Item {
-        Leaf(usize),
-        Package,
-    }
-    let leaf_items: Vec<(u128, Item)> = leaves.iter().map(|&(w, s)| (w, Item::Leaf(s))).collect();
-    let mut lists: Vec<Vec<(u128, Item)>> = Vec::with_capacity(max_len as usize);
-    lists.push(leaf_items.clone());
+    // Package-merge as the coin collector's problem: list 0 holds the coins
+    // of denomination 2^-max_len (the leaves); list `d` is the leaves merged
+    // with the packages (consecutive pairs) of list `d - 1`. A list is kept
+    // only as its sequence of kinds (leaf or package): leaves keep their
+    // sorted order in every list, and package `j` holds items 2j and 2j+1 of
+    // the list below, so kinds alone reconstruct the solution. Memory is
+    // max_len * 2n bytes plus one list of weights.
+    let leaf_weights: Vec<u128> = leaves.iter().map(|&(w, _)| w).collect();
+    let mut is_package: Vec<Vec<bool>> = Vec::with_capacity(max_len as usize);
+    is_package.push(vec![false; n]);
+    let mut weights = leaf_weights.clone();
     for _ in 1..max_len {
-        let deeper = lists.last().map(Vec::as_slice).unwrap_or(&[]);
-        let packages = deeper.chunks_exact(2).map(|pair| (pair[0].0 + pair[1].0, Item::Package));
-        lists.push(merge_by_weight(&leaf_items, packages));
+        let packages: Vec<u128> = weights.chunks_exact(2).map(|pair| pair[0] + pair[1]).collect();
+        let (merged, kinds) = merge_by_weight(&leaf_weights, &packages);
+        weights = merged;
+        is_package.push(kinds);
     }
 
     // The optimal solution takes the 2n-2 lightest items of the top list.
     // Selected items of every list form a prefix (lists are sorted and a
     // package's children are consecutive), so each level only needs the
-    // number of selected packages to know the prefix one level down. Every
-    // occurrence of a leaf adds one bit to its symbol's code length.
+    // number of selected packages to know the prefix one level down. The
+    // leaves in a prefix are the lightest ones, and every occurrence of a
+    // leaf adds one bit to its symbol's code length.
     let mut selected = 2 * n - 2;
-    for list in lists.iter().rev() {
-        let mut packages = 0;
-        for &(_, item) in &list[..selected.min(list.len())] {
-            match item {
-                Item::Leaf(symbol) => lengths[symbol] += 1,
-                Item::Package => packages += 1,
-            }
+    for kinds in is_package.iter().rev() {
+        let prefix = &kinds[..selected.min(kinds.len())];
+        let packages = prefix.iter().filter(|&&p| p).count();
+        for &(_, symbol) in &leaves[..prefix.len() - packages] {
+            lengths[symbol] += 1;
         }
         selected = 2 * packages;
     }
     Ok(lengths)
 }
 
-/// Merges two weight-sorted sequences; leaves go first on equal weight.
-fn merge_by_weight<T: Copy>(leaves: &[(u128, T)], packages: impl Iterator<Item = (u128, T)>) -> Vec<(u128, T)> {
-    let mut out = Vec::with_capacity(leaves.len() * 2);
-    let mut packages = packages.peekable();
-    let mut leaves = leaves.iter().copied().peekable();
-    loop {
-        let take_leaf = match (leaves.peek(), packages.peek()) {
-            (Some(l), Some(p)) => l.0 <= p.0,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        let next = if take_leaf { leaves.next() } else { packages.next() };
-        out.extend(next);
+/// Merges two weight-sorted lists (leaves first on equal weight); returns
+/// the merged weights and, per item, whether it is a package.
+fn merge_by_weight(leaves: &[u128], packages: &[u128]) -> (Vec<u128>, Vec<bool>) {
+    let total = leaves.len() + packages.len();
+    let (mut weights, mut kinds) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    let (mut l, mut p) = (0, 0);
+    while l < leaves.len() || p < packages.len() {
+        let take_leaf = p == packages.len() || (l < leaves.len() && leaves[l] <= packages[p]);
+        if take_leaf {
+            weights.push(leaves[l]);
+            l += 1;
+        } else {
+            weights.push(packages[p]);
+            p += 1;
+        }
+        kinds.push(!take_leaf);
     }
-    out
+    (weights, kinds)
 }
 
 /// Unlimited Huffman lengths (min-heap construction, as the paper's [20]):
