@@ -10,7 +10,7 @@
 # simulator's setup_environment in its own shell (as the simulator needs) and
 # puts the simulator's libcudart.so first on LD_LIBRARY_PATH, then execs CMD;
 # CMD's exit status is the script's. Build the simulator first with
-# scripts/setup-gpgpusim.sh.
+# scripts/build-sim.sh.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

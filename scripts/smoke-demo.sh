@@ -8,7 +8,7 @@
 #   --config NAME  a dir of configs/tested-cfgs/ (default SM7_QV100)
 #   --keep         keep the run dir (its path is printed; kept anyway on failure)
 #   N              vector length (default 4096)
-# Needs scripts/setup-toolkit.sh and scripts/setup-gpgpusim.sh done first.
+# Needs scripts/setup-toolkit.sh and scripts/build-sim.sh done first.
 # Prints "smoke-demo: PASS cycles=<gpu_tot_sim_cycle> wall=<s>s" on success.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -28,7 +28,7 @@ done
 gpgpusim_paths "${MEMZIP_GPGPUSIM_VERSION:-dev}"
 step "smoke-demo: prepare run dir"
 cfgdir="$GPGPUSIM_SRC/configs/tested-cfgs/$config"
-[[ -f "$cfgdir/gpgpusim.config" ]] || die "no gpgpu-sim config $cfgdir (run scripts/setup-gpgpusim.sh)"
+[[ -f "$cfgdir/gpgpusim.config" ]] || die "no gpgpu-sim config $cfgdir (run scripts/build-sim.sh)"
 run=$(mktemp -d "${TMPDIR:-/tmp}/memzip-smoke.XXXXXX")
 cp "$cfgdir"/* "$run"/
 # Shipped configs may enable the power model, whose XML files and options do

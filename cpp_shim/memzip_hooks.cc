@@ -1,0 +1,469 @@
+// memzip_hooks: gpgpu-sim's memory partitions -> memzip's memory-controller
+// model (Rust, through the cxx bridge in rust/memzip-ffi). See memzip_hooks.h
+// for where each hook is called from. The modelling decisions live in
+// rust/memzip/src/mc/controller.rs; this file forwards events and applies the
+// numbers it gets back. Modelling choices made here:
+//
+// - Only requests of exactly one block (-memzip_block_bytes, 128 B with an
+//   unsectored L2), block-aligned, go through memzip. Any other request size
+//   (sector requests of a sectored L2, atomics, ...) passes through unchanged:
+//   no controller call, no statistics, gpgpu-sim's own size and timing.
+// - Block contents come from the functional memory at the moment the request
+//   is issued to DRAM. The functional model runs ahead of the timing model,
+//   so the value compressed may be newer than the one in flight (e.g. a later
+//   kernel store already applied); the papers' trace-driven models have the
+//   same approximation.
+// - Write-back: compress (write_block); the DRAM write is sized to the
+//   compressed bursts and the compression latency delays the request in the
+//   partition's DRAM latency queue. That queue is a FIFO, so the delay also
+//   holds the requests behind it (an in-order compression pipeline).
+// - Read: metadata-cache lookup latency delays the request the same way; the
+//   DRAM read is sized to the stored encoding's bursts; the decompression
+//   latency is applied on the return path in an in-order delay queue (a
+//   pipelined decompressor) before the reply enters the DRAM->L2 queue.
+// - A metadata-cache miss (fill and dirty write-back) is a real extra DRAM
+//   access of one atom each; it is modelled as extra bytes of the same DRAM
+//   request (more column bursts on the same row), not as a separate request
+//   with its own row activation.
+// - Controllers are keyed by the partition-local address
+//   (linear_to_raw_address_translation::partition_address), so consecutive
+//   blocks of one controller share metadata-cache lines, as in hardware,
+//   unless the address mapping puts channel bits inside a block (then the
+//   global address is used; a note is printed at start).
+// - Host-to-device copies compress every overlapped block (copy_block),
+//   initialising the metadata; device-to-host copies, device-to-device
+//   copies and memsets are not modelled (they do not go through
+//   gpgpu_t::memcpy_to_gpu).
+// - Latencies come in memory-controller cycles (the papers count them at the
+//   GTX580's 1002 MHz, -memzip_latency_mhz) and are converted to core cycles,
+//   the clock of the partition's DRAM latency queue, rounding up.
+// - -memzip_codec none keeps every request's size and adds no cycle: the
+//   simulator's statistics stay identical to an unpatched build.
+#include "memzip_hooks.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../cuda-sim/memory.h"
+#include "../option_parser.h"
+#include "dram.h"
+#include "gpu-sim.h"
+#include "l2cache.h"
+#include "mem_fetch.h"
+
+#include "memzip-ffi/src/lib.rs.h"
+
+namespace {
+
+[[noreturn]] void memzip_fatal(const char *what) {
+  fflush(stdout);
+  fprintf(stderr, "GPGPU-Sim memzip: ERROR %s\n", what);
+  fflush(stderr);
+  exit(1);
+}
+
+rust::Slice<const std::uint8_t> bytes(const unsigned char *data, size_t n) {
+  return rust::Slice<const std::uint8_t>(data, n);
+}
+
+std::string cstr(const char *s) { return s ? std::string(s) : std::string(); }
+
+// Every live GPU state, for the trace's atexit flush.
+std::vector<memzip_gpu_state *> &live_states() {
+  static std::vector<memzip_gpu_state *> states;
+  return states;
+}
+
+void finish_traces_at_exit();
+
+}  // namespace
+
+struct memzip_partition::controller {
+  explicit controller(rust::Box<memzip::Controller> c) : box(std::move(c)) {}
+  rust::Box<memzip::Controller> box;
+};
+
+struct memzip_gpu_state {
+  memzip::Options options;
+  unsigned block_bytes = 128;
+  bool use_partition_addr = true;
+  std::string stats_json;
+  std::vector<memzip_partition *> partitions;  // by partition id
+  std::unique_ptr<rust::Box<memzip::Tracer>> tracer;
+  unsigned long long sampling_at = 0;  // instructions; 0: nothing samples
+  gpgpu_sim *gpu = nullptr;
+
+  void record(unsigned long long cycle, std::uint8_t kind, unsigned ctrl,
+              unsigned long long addr, const unsigned char *data) {
+    try {
+      (*tracer)->record(cycle, kind, ctrl, addr, bytes(data, block_bytes));
+    } catch (const std::exception &e) {
+      memzip_fatal(e.what());
+    }
+  }
+
+  // E2MC online sampling: once the simulated instruction count reaches a
+  // controller's window, end its sampling phase (builds the table) once.
+  void check_sampling() {
+    if (!sampling_at || !gpu) return;
+    unsigned long long insn = gpu->gpu_tot_sim_insn + gpu->gpu_sim_insn;
+    if (insn < sampling_at) return;
+    unsigned long long next = 0;
+    for (memzip_partition *p : partitions) {
+      if (!p) continue;
+      memzip::Controller &c = *p->ctrl()->box;
+      unsigned long long at = c.sampling_instructions();
+      if (!at) continue;
+      if (insn >= at) {
+        try {
+          c.end_sampling();
+        } catch (const std::exception &e) {
+          memzip_fatal(e.what());
+        }
+      } else if (!next || at < next) {
+        next = at;
+      }
+    }
+    printf("GPGPU-Sim memzip: sampling ended after %llu instructions (codec %s)\n",
+           insn, std::string(options.codec).c_str());
+    sampling_at = next;
+  }
+
+  void finish_trace() {
+    if (!tracer) return;
+    try {
+      (*tracer)->finish();
+    } catch (const std::exception &e) {
+      fprintf(stderr, "GPGPU-Sim memzip: ERROR %s\n", e.what());
+    }
+    tracer.reset();
+  }
+};
+
+namespace {
+void finish_traces_at_exit() {
+  for (memzip_gpu_state *s : live_states()) s->finish_trace();
+}
+}  // namespace
+
+// ---------------------------------------------------------------- options
+
+memzip_options::memzip_options()
+    : codec(nullptr),
+      block_bytes(0),
+      mag_bytes(0),
+      mdc_bytes(0),
+      mdc_assoc(0),
+      comp_latency(-1),
+      decomp_latency(-1),
+      e2mc_pdw(-1),
+      e2mc_mfv(-1),
+      e2mc_sampling(nullptr),
+      adaptive_lambda(-1),
+      adaptive_candidates(nullptr),
+      verify(false),
+      trace(nullptr),
+      stats_json(nullptr),
+      latency_mhz(0),
+      state(nullptr) {}
+
+void memzip_options::reg_options(OptionParser *opp) {
+  const memzip::Options d = memzip::default_options();
+  // The parser keeps C-string defaults by pointer: keep them alive here.
+  m_default_codec = std::string(d.codec);
+  m_default_sampling = std::string(d.e2mc_sampling);
+  m_codec_help = "memzip: DRAM compression codec, one of: " +
+                 std::string(memzip::codec_names()) + " (none = unchanged simulator)";
+  auto num = [](long long v) { return std::to_string(v); };
+  // Numeric defaults are copied by the parser (parsed at registration).
+  option_parser_register(opp, "-memzip_codec", OPT_CSTR, &codec, m_codec_help.c_str(),
+                         m_default_codec.c_str());
+  option_parser_register(opp, "-memzip_block_bytes", OPT_UINT32, &block_bytes,
+                         "memzip: compression block size in bytes (the L2 line)",
+                         num(d.block_bytes).c_str());
+  option_parser_register(opp, "-memzip_mag_bytes", OPT_UINT32, &mag_bytes,
+                         "memzip: memory access granularity in bytes (one DRAM burst)",
+                         num(d.mag_bytes).c_str());
+  option_parser_register(opp, "-memzip_mdc_bytes", OPT_UINT32, &mdc_bytes,
+                         "memzip: metadata cache capacity in bytes per controller",
+                         num(d.mdc_bytes).c_str());
+  option_parser_register(opp, "-memzip_mdc_assoc", OPT_UINT32, &mdc_assoc,
+                         "memzip: metadata cache associativity", num(d.mdc_assoc).c_str());
+  option_parser_register(opp, "-memzip_comp_latency", OPT_INT32, &comp_latency,
+                         "memzip: compression latency in cycles (-1: the codec's)",
+                         num(d.comp_latency).c_str());
+  option_parser_register(opp, "-memzip_decomp_latency", OPT_INT32, &decomp_latency,
+                         "memzip: decompression latency in cycles (-1: the codec's)",
+                         num(d.decomp_latency).c_str());
+  option_parser_register(opp, "-memzip_e2mc_pdw", OPT_INT32, &e2mc_pdw,
+                         "memzip: E2MC parallel decoding ways (-1: the codec's)",
+                         num(d.e2mc_pdw).c_str());
+  option_parser_register(opp, "-memzip_e2mc_mfv", OPT_INT32, &e2mc_mfv,
+                         "memzip: E2MC most frequent values kept (-1: the codec's)",
+                         num(d.e2mc_mfv).c_str());
+  option_parser_register(opp, "-memzip_e2mc_sampling", OPT_CSTR, &e2mc_sampling,
+                         "memzip: E2MC table: online:<instructions> or offline:<table.json>",
+                         m_default_sampling.c_str());
+  option_parser_register(opp, "-memzip_adaptive_lambda", OPT_INT32, &adaptive_lambda,
+                         "memzip: adaptive selector lambda (-1: the codec's)",
+                         num(d.adaptive_lambda).c_str());
+  option_parser_register(opp, "-memzip_adaptive_candidates", OPT_CSTR, &adaptive_candidates,
+                         "memzip: adaptive candidate codecs, comma-separated (empty: the codec's)",
+                         "");
+  option_parser_register(opp, "-memzip_verify", OPT_BOOL, &verify,
+                         "memzip: decompress every compressed block and compare (stop on mismatch)",
+                         d.verify ? "1" : "0");
+  option_parser_register(opp, "-memzip_trace", OPT_CSTR, &trace,
+                         "memzip: write every DRAM block access to this zstd trace file", "");
+  option_parser_register(opp, "-memzip_stats_json", OPT_CSTR, &stats_json,
+                         "memzip: write the statistics as JSON to this file at every kernel end",
+                         "");
+  // Paper 000 counts (de)compression cycles at the GTX580's memory-controller
+  // clock (1002 MHz); gpgpu-sim's DRAM latency queue runs on the core clock.
+  option_parser_register(opp, "-memzip_latency_mhz", OPT_UINT32, &latency_mhz,
+                         "memzip: clock of the (de)compression latencies in MHz (converted to core cycles)",
+                         "1002");
+}
+
+void memzip_options::init(const memory_config &config) {
+  memzip_gpu_state *s = new memzip_gpu_state();
+  memzip::Options &o = s->options;
+  o.codec = rust::String(cstr(codec));
+  o.block_bytes = block_bytes;
+  o.mag_bytes = mag_bytes;
+  o.mdc_bytes = mdc_bytes;
+  o.mdc_assoc = mdc_assoc;
+  o.comp_latency = comp_latency;
+  o.decomp_latency = decomp_latency;
+  o.e2mc_pdw = e2mc_pdw;
+  o.e2mc_mfv = e2mc_mfv;
+  o.e2mc_sampling = rust::String(cstr(e2mc_sampling));
+  o.adaptive_lambda = adaptive_lambda;
+  o.adaptive_candidates = rust::String(cstr(adaptive_candidates));
+  o.verify = verify;
+  try {
+    memzip::validate_options(o);
+  } catch (const std::exception &e) {
+    memzip_fatal(e.what());
+  }
+  const bool none = cstr(codec) == "none";
+  if (latency_mhz == 0) memzip_fatal("-memzip_latency_mhz: invalid value '0': expected a clock in MHz");
+  if (config.simple_dram_model && !none)
+    memzip_fatal("-memzip_codec needs the detailed DRAM model (-gpgpu_simple_dram_model 0)");
+  s->block_bytes = block_bytes;
+  s->stats_json = cstr(stats_json);
+  // Partition-local addresses are block-aligned only if no channel or
+  // sub-partition bit lies inside a block.
+  for (unsigned b = 1; b < block_bytes; b <<= 1) {
+    addrdec_t tlx;
+    config.m_address_mapping.addrdec_tlx(b, &tlx);
+    if (tlx.chip != 0 || tlx.sub_partition != 0 ||
+        config.m_address_mapping.partition_address(b) != b)
+      s->use_partition_addr = false;
+  }
+  if (!s->use_partition_addr)
+    printf("GPGPU-Sim memzip: note: channel bits inside a %u-byte block; "
+           "controllers are keyed by global address\n", block_bytes);
+  if (!none && (config.m_L2_config.disabled() || config.m_L2_config.get_atom_sz() != block_bytes))
+    printf("GPGPU-Sim memzip: note: the L2 does not send whole %u-byte blocks to DRAM "
+           "(sectored or disabled L2): only whole-block requests are compressed\n", block_bytes);
+  if (!none && config.dram_atom_size != mag_bytes)
+    printf("GPGPU-Sim memzip: note: DRAM atom %u B != -memzip_mag_bytes %u B: "
+           "transfers round up to whole atoms\n", config.dram_atom_size, mag_bytes);
+  if (!s->stats_json.empty()) {  // fail now, not after the first kernel
+    FILE *f = fopen(s->stats_json.c_str(), "w");
+    if (!f) {
+      std::string why = "-memzip_stats_json " + s->stats_json + ": cannot write: " +
+                        std::string(strerror(errno));
+      memzip_fatal(why.c_str());
+    }
+    fclose(f);
+  }
+  if (!cstr(trace).empty()) {
+    try {
+      s->tracer.reset(new rust::Box<memzip::Tracer>(memzip::open_tracer(cstr(trace), block_bytes)));
+    } catch (const std::exception &e) {
+      memzip_fatal(e.what());
+    }
+    if (live_states().empty()) atexit(finish_traces_at_exit);
+    live_states().push_back(s);
+  }
+  s->partitions.assign(config.m_n_mem, nullptr);
+  state = s;
+}
+
+void memzip_options::print_stats(FILE *fp) const {
+  if (!state) return;
+  rust::Box<memzip::Stats> total = memzip::new_stats();
+  std::string controllers;
+  bool first = true;
+  for (memzip_partition *p : state->partitions) {
+    if (!p) continue;
+    rust::Box<memzip::Stats> st = p->ctrl()->box->stats();
+    total->merge(*st);
+    std::string prefix = "memzip_mc[" + std::to_string(p->id()) + "]";
+    fputs(std::string(st->to_text(prefix)).c_str(), fp);
+    if (!first) controllers += ",\n";
+    controllers += std::string(st->to_json());
+    first = false;
+  }
+  fputs(std::string(total->to_text("memzip_total")).c_str(), fp);
+  const std::string json = "{\"total\": " + std::string(total->to_json()) +
+                           ",\n\"controllers\": [\n" + controllers + "\n]}\n";
+  if (!state->stats_json.empty()) {
+    FILE *f = fopen(state->stats_json.c_str(), "w");
+    if (!f || fputs(json.c_str(), f) < 0 || fclose(f) != 0) {
+      std::string why = "-memzip_stats_json " + state->stats_json + ": cannot write: " +
+                        std::string(strerror(errno));
+      memzip_fatal(why.c_str());
+    }
+  }
+}
+
+// ---------------------------------------------------------------- partition
+
+memzip_partition::memzip_partition(unsigned id, const memory_config *config, gpgpu_sim *gpu)
+    : m_id(id), m_config(config), m_gpu(gpu), m_state(config->m_memzip.state), m_ctrl(nullptr) {
+  if (!m_state) memzip_fatal("memzip_options::init was not called before the partitions");
+  try {
+    m_ctrl = new controller(memzip::new_controller(m_state->options));
+  } catch (const std::exception &e) {
+    memzip_fatal(e.what());
+  }
+  m_block_bytes = m_state->block_bytes;
+  m_core_cycles_per_latency_cycle =
+      (double)gpu->get_config().get_core_freq() / (config->m_memzip.latency_mhz * 1e6);
+  m_state->gpu = gpu;
+  if (id >= m_state->partitions.size()) m_state->partitions.resize(id + 1, nullptr);
+  m_state->partitions[id] = this;
+  unsigned long long at = m_ctrl->box->sampling_instructions();
+  if (at && (!m_state->sampling_at || at < m_state->sampling_at)) m_state->sampling_at = at;
+}
+
+memzip_partition::~memzip_partition() {
+  if (m_state && m_id < m_state->partitions.size() && m_state->partitions[m_id] == this)
+    m_state->partitions[m_id] = nullptr;
+  delete m_ctrl;
+}
+
+unsigned long long memzip_partition::now() const {
+  return m_gpu->gpu_sim_cycle + m_gpu->gpu_tot_sim_cycle;
+}
+
+unsigned memzip_partition::core_cycles(unsigned latency_cycles) const {
+  if (latency_cycles == 0) return 0;  // none and raw blocks: exactly nothing added
+  return (unsigned)std::ceil(latency_cycles * m_core_cycles_per_latency_cycle);
+}
+
+unsigned long long memzip_partition::local_addr(unsigned long long block_addr) const {
+  return m_state->use_partition_addr ? m_config->m_address_mapping.partition_address(block_addr)
+                                     : block_addr;
+}
+
+void memzip_partition::read_block(unsigned long long block_addr, unsigned char *buf) const {
+  m_gpu->get_global_memory()->read(block_addr, m_block_bytes, buf);
+}
+
+unsigned memzip_partition::on_issue(mem_fetch *mf) {
+  const unsigned long long addr = mf->get_addr();
+  if (mf->get_data_size() != m_block_bytes || addr % m_block_bytes != 0) return 0;
+  m_state->check_sampling();
+  memzip::Controller &c = *m_ctrl->box;
+  std::vector<unsigned char> buf;
+  const bool tracing = (bool)m_state->tracer;
+  memzip::Access a;
+  try {
+    if (mf->is_write()) {
+      buf.resize(m_block_bytes);
+      read_block(addr, buf.data());
+      a = c.write_block(local_addr(addr), bytes(buf.data(), buf.size()));
+    } else {
+      a = c.read_block(local_addr(addr));
+      if (tracing) {
+        buf.resize(m_block_bytes);
+        read_block(addr, buf.data());
+      }
+    }
+  } catch (const std::exception &e) {
+    memzip_fatal(e.what());
+  }
+  if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, addr, buf.data());
+  pending p;
+  p.nbytes = a.dram_bytes + a.metadata_dram_bytes;
+  p.decompress_cycles = mf->is_write() ? 0 : core_cycles(a.latency_cycles);
+  m_pending[mf] = p;
+  return core_cycles(mf->is_write() ? a.latency_cycles : a.metadata_cycles);
+}
+
+unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
+  auto it = m_pending.find(mf);
+  if (it == m_pending.end()) return nbytes;
+  unsigned n = it->second.nbytes;
+  // Reads that need decompression stay until their reply is taken back.
+  if (it->second.decompress_cycles == 0) m_pending.erase(it);
+  return n;
+}
+
+mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
+  // Intake: a reply that needs decompression, or any reply while older ones
+  // are still held (keeps returns in order), enters the delay queue.
+  mem_fetch *mf = dram->return_queue_top();
+  if (mf) {
+    unsigned delay = 0;
+    auto it = m_pending.find(mf);
+    if (it != m_pending.end()) {
+      delay = it->second.decompress_cycles;
+      m_pending.erase(it);
+    }
+    if (delay > 0 || !m_held.empty()) {
+      held h;
+      h.mf = mf;
+      h.ready_cycle = now() + delay;
+      m_held.push_back(h);
+      dram->return_queue_pop();
+    }
+  }
+  if (m_held.empty()) return dram->return_queue_top();
+  return m_held.front().ready_cycle <= now() ? m_held.front().mf : nullptr;
+}
+
+void memzip_partition::return_queue_pop(dram_t *dram) {
+  if (m_held.empty()) {
+    dram->return_queue_pop();
+  } else if (m_held.front().ready_cycle <= now()) {
+    m_held.pop_front();
+  }
+}
+
+void memzip_partition::copy_block(unsigned long long block_addr, const unsigned char *data) {
+  try {
+    m_ctrl->box->copy_block(local_addr(block_addr), bytes(data, m_block_bytes));
+  } catch (const std::exception &e) {
+    memzip_fatal(e.what());
+  }
+  if (m_state->tracer) m_state->record(now(), 2, m_id, block_addr, data);
+}
+
+// ---------------------------------------------------------------- memcpy
+
+void memzip_memcpy_to_gpu(gpgpu_sim *gpu, size_t dst, size_t count) {
+  const memory_config *config = gpu->getMemoryConfig();
+  memzip_gpu_state *s = config->m_memzip.state;
+  if (!s || count == 0) return;
+  s->check_sampling();
+  const unsigned long long bb = s->block_bytes;
+  std::vector<unsigned char> buf(bb);
+  for (unsigned long long block = dst / bb * bb; block < dst + count; block += bb) {
+    addrdec_t tlx;
+    config->m_address_mapping.addrdec_tlx(block, &tlx);
+    if (tlx.chip >= s->partitions.size() || !s->partitions[tlx.chip]) continue;
+    gpu->get_global_memory()->read(block, bb, buf.data());
+    s->partitions[tlx.chip]->copy_block(block, buf.data());
+  }
+}

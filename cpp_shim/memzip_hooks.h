@@ -1,0 +1,136 @@
+// memzip_hooks: the only C++ that knows both gpgpu-sim and memzip.
+//
+// gpgpu-sim's memory partitions call these hooks (the calls are added by
+// gpgpu-sim-patch/<version>/0002-memzip-hooks.patch); every decision about
+// compression, metadata, bursts and latencies is made in Rust
+// (rust/memzip/src/mc/controller.rs) behind the cxx bridge
+// (rust/memzip-ffi). This file only forwards events and applies the numbers.
+//
+// This header is included by gpu-sim.h, so it stays light: it declares no
+// Rust type (those live in memzip_hooks.cc) and only forward-declares the
+// simulator classes it names.
+//
+// Where the hooks sit (see the patch):
+//   memory_config::reg_options   memzip_options::reg_options   (-memzip_* flags)
+//   memory_config::init          memzip_options::init          (validate, or stop)
+//   memory_partition_unit ctor   new memzip_partition          (one controller each)
+//   dram_cycle, L2->DRAM issue   memzip_partition::on_issue    (+cycles on ready_cycle)
+//   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
+//   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
+//   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
+//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end)
+//
+// Timing units: every latency memzip returns is added to the clock the
+// partition's DRAM latency queue runs on (gpu_sim_cycle + gpu_tot_sim_cycle,
+// the core clock: the unit of -dram_latency).
+#ifndef MEMZIP_HOOKS_H
+#define MEMZIP_HOOKS_H
+
+#include <cstddef>
+#include <cstdio>
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+class OptionParser;
+class mem_fetch;
+class memory_config;
+class gpgpu_sim;
+class dram_t;
+struct memzip_gpu_state;  // controllers' registry, tracer, JSON path (.cc)
+
+// The -memzip_* options: a member of memory_config (m_memzip).
+struct memzip_options {
+  memzip_options();
+  // Registers every -memzip_* flag; defaults come from memzip::default_options().
+  void reg_options(OptionParser *opp);
+  // Called at the end of memory_config::init: converts and validates the
+  // flags; a bad value prints one line "GPGPU-Sim memzip: ERROR ..." and exits 1.
+  void init(const memory_config &config);
+  // Per-controller and total statistics (cumulative since the start), and
+  // the -memzip_stats_json file; called at every kernel end.
+  void print_stats(FILE *fp) const;
+
+  // Values as gpgpu-sim's option parser fills them.
+  char *codec;
+  unsigned block_bytes;
+  unsigned mag_bytes;
+  unsigned mdc_bytes;
+  unsigned mdc_assoc;
+  int comp_latency;
+  int decomp_latency;
+  int e2mc_pdw;
+  int e2mc_mfv;
+  char *e2mc_sampling;
+  int adaptive_lambda;
+  char *adaptive_candidates;
+  bool verify;
+  char *trace;
+  char *stats_json;
+  unsigned latency_mhz;
+
+  // Shared by all partitions of this GPU; created by init().
+  memzip_gpu_state *state;
+
+ private:
+  // The option parser keeps pointers to C-string defaults: they live here.
+  std::string m_default_codec, m_default_sampling, m_codec_help;
+};
+
+// One memory controller's compressor: a member pointer of memory_partition_unit.
+class memzip_partition {
+ public:
+  memzip_partition(unsigned id, const memory_config *config, gpgpu_sim *gpu);
+  ~memzip_partition();
+
+  // A request moves from the L2->DRAM queue into the DRAM latency queue.
+  // Returns cycles to add to its ready_cycle: compression latency (writes),
+  // metadata-cache lookup (reads). Remembers its DRAM transfer size.
+  unsigned on_issue(mem_fetch *mf);
+  // dram_t::push: the request's DRAM transfer size (bytes), given the
+  // size gpgpu-sim would use; unchanged for requests memzip did not size.
+  unsigned transfer_bytes(mem_fetch *mf, unsigned nbytes);
+  // Replace dram_t::return_queue_top/pop in dram_cycle: replies that need
+  // decompression wait in an in-order delay queue first.
+  mem_fetch *return_queue_top(dram_t *dram);
+  void return_queue_pop(dram_t *dram);
+
+  // Host-to-device copy of the block at global address block_addr.
+  void copy_block(unsigned long long block_addr, const unsigned char *data);
+  unsigned id() const { return m_id; }
+
+  struct controller;  // rust::Box<memzip::Controller> (.cc)
+  controller *ctrl() const { return m_ctrl; }
+
+ private:
+  unsigned long long now() const;
+  // memzip latencies (memory-controller cycles) -> core cycles.
+  unsigned core_cycles(unsigned latency_cycles) const;
+  unsigned long long local_addr(unsigned long long block_addr) const;
+  void read_block(unsigned long long block_addr, unsigned char *buf) const;
+
+  struct pending {
+    unsigned nbytes;             // DRAM transfer size (data + metadata)
+    unsigned decompress_cycles;  // return-path delay (reads)
+  };
+  struct held {
+    mem_fetch *mf;
+    unsigned long long ready_cycle;
+  };
+
+  unsigned m_id;
+  const memory_config *m_config;
+  gpgpu_sim *m_gpu;
+  memzip_gpu_state *m_state;
+  controller *m_ctrl;
+  unsigned m_block_bytes;
+  double m_core_cycles_per_latency_cycle;
+  std::unordered_map<mem_fetch *, pending> m_pending;
+  std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
+};
+
+// gpgpu_t::memcpy_to_gpu, after the functional copy: compress every block
+// overlapped by [dst, dst + count) into its controller (initialises metadata).
+void memzip_memcpy_to_gpu(gpgpu_sim *gpu, size_t dst, size_t count);
+
+#endif  // MEMZIP_HOOKS_H

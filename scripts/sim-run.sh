@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Run one CUDA program under the memzip-patched gpgpu-sim with one codec and
+# keep everything a study needs in one run directory.
+#
+#   scripts/sim-run.sh --codec NAME --out RUN_DIR [options] -- PROGRAM [ARGS...]
+#
+#   --codec NAME      -memzip_codec value (none, bdi, mag_bdi, ..., or name:knob=v)
+#   --out RUN_DIR     created (emptied if it exists); receives gpgpusim.config,
+#                     sim.log (simulator + program output), stats.json
+#                     (-memzip_stats_json) and run.json (this run's summary)
+#   --config DIR      simulator config dir (default: our GTX580-MAG32 config)
+#   --set "-flag v"   one more simulator option line (repeatable)
+#   --expect REGEX    the program's output must match REGEX (grep -E) to count
+#                     as correct, on top of exit status 0
+#   --version V       simulator version (default dev)
+#
+# Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.
+# The simulator must be built with the memzip hooks (scripts/build-sim.sh).
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+codec=""
+out=""
+version=${MEMZIP_GPGPUSIM_VERSION:-dev}
+config=""
+expect=""
+extra=()
+while (($#)); do
+    case $1 in
+        --codec) codec=${2:?--codec needs a value}; shift 2 ;;
+        --out) out=${2:?--out needs a directory}; shift 2 ;;
+        --config) config=${2:?--config needs a directory}; shift 2 ;;
+        --set) extra+=("${2:?--set needs an option line}"); shift 2 ;;
+        --expect) expect=${2:?--expect needs a regex}; shift 2 ;;
+        --version) version=${2:?--version needs a value}; shift 2 ;;
+        --) shift; break ;;
+        *) die "unknown argument '$1' (see the header of scripts/sim-run.sh)" ;;
+    esac
+done
+step "sim-run: arguments"
+[[ -n "$codec" ]] || die "--codec is required"
+[[ -n "$out" ]] || die "--out is required"
+(($#)) || die "no program given after --"
+gpgpusim_paths "$version"
+[[ -n "$config" ]] || config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32"
+[[ -f "$config/gpgpusim.config" ]] || die "--config $config has no gpgpusim.config"
+program=$(command -v "$1" || true)
+[[ -n "$program" && -x "$program" ]] || die "program '$1' not found or not executable"
+program=$(realpath "$program")
+shift
+
+step "sim-run: prepare $out"
+rm -rf "$out"
+mkdir -p "$out"
+out=$(realpath "$out")
+cp "$config"/* "$out"/
+{
+    echo
+    echo "# memzip run options (scripts/sim-run.sh)"
+    echo "-memzip_codec $codec"
+    echo "-memzip_stats_json $out/stats.json"
+    for line in "${extra[@]}"; do echo "$line"; done
+} >>"$out/gpgpusim.config"
+
+step "sim-run: $codec: $(basename "$program") $*"
+t0=$(date +%s.%N)
+status=0
+(cd "$out" && "$MEMZIP_ROOT/scripts/run-in-sim.sh" --version "$version" "$program" "$@") >"$out/sim.log" 2>&1 || status=$?
+t1=$(date +%s.%N)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+
+output_ok=true
+((status == 0)) || output_ok=false
+if [[ -n "$expect" ]] && ! grep -Eq "$expect" "$out/sim.log"; then output_ok=false; fi
+json_string() {
+    local s=${1//\\/\\\\}
+    s=${s//\"/\\\"}
+    printf '"%s"' "$s"
+}
+cat >"$out/run.json" <<EOF
+{
+  "codec": $(json_string "$codec"),
+  "program": $(json_string "$(basename "$program") $*"),
+  "simulator": $(json_string "$GPGPUSIM_TAG"),
+  "exit_status": $status,
+  "wall_seconds": $wall,
+  "output_ok": $output_ok
+}
+EOF
+if [[ "$output_ok" != true ]]; then
+    grep -m3 'memzip: ERROR' "$out/sim.log" >&2 || tail -n 15 "$out/sim.log" >&2
+    echo "sim-run: FAILED $codec (exit $status; log $out/sim.log)" >&2
+    exit 1
+fi
+log "$codec: ok in ${wall}s ($out)"
