@@ -27,7 +27,7 @@ step "run-in-sim: environment"
 gpgpusim_paths "$version"
 gpgpusim_env
 [[ -f "$GPGPUSIM_LIBDIR/libcudart.so" ]] ||
-    die "simulator not built ($GPGPUSIM_LIBDIR/libcudart.so missing): run scripts/setup-gpgpusim.sh"
+    die "simulator not built ($GPGPUSIM_LIBDIR/libcudart.so missing): run scripts/build-sim.sh"
 # setup_environment prepends it already; make sure it stays first.
 case "${LD_LIBRARY_PATH:-}" in
     "$GPGPUSIM_LIBDIR" | "$GPGPUSIM_LIBDIR":*) ;;
