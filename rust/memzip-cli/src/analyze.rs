@@ -1,0 +1,492 @@
+//! `memzip analyze`: every codec evaluated offline on the same blocks of a
+//! `-memzip_trace` file, in one streaming pass.
+//!
+//! # Which blocks
+//! DRAM stores what is written to it: kernel write-backs and host-to-device
+//! copies. Those are the blocks the memory controller compresses, so they are
+//! the ones analysed by default. A read re-reads a block that was written
+//! (or never written: zeros), so counting reads would weigh each stored block
+//! by how often it is read; `include_reads` does that when asked (a view of
+//! read traffic rather than of stored data).
+//!
+//! # Streaming and parallelism
+//! One reader thread decodes the trace into chunks of `chunk_blocks` blocks
+//! and hands them over a channel that holds two chunks, so memory stays at a
+//! few chunks whatever the trace size. Codecs are stateful (the adaptive
+//! selector samples, E2MC learns its code online), so every codec instance
+//! must see the blocks in trace order: each chunk is fed to all codecs in
+//! parallel (rayon, one task per codec), and within a codec block by block.
+//!
+//! # Online sampling
+//! After `sample_blocks` analysed blocks every codec's
+//! [`Codec::end_sampling`] is called once (codecs that do not sample ignore
+//! it; E2MC builds its code table from the blocks seen so far, as its online
+//! mode does in the simulator). A trace with fewer blocks never ends
+//! sampling, which the result records. With an offline table
+//! (`e2mc_table`) sampling is not ended at all.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread;
+
+use memzip::codec::registry::{build, CodecSpec};
+use memzip::trace::{AccessKind, TraceReader};
+use memzip::{Codec, CompressedBlock, Geometry};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::text::{fmt_opt, Align, Table};
+
+/// Blocks per chunk handed from the reader to the codecs.
+pub const DEFAULT_CHUNK_BLOCKS: usize = 4096;
+/// Analysed blocks after which online sampling ends.
+pub const DEFAULT_SAMPLE_BLOCKS: u64 = 100_000;
+/// Chunks in flight between the reader and the codecs.
+const CHANNEL_CHUNKS: usize = 2;
+
+/// What to analyse and how.
+#[derive(Debug, Clone)]
+pub struct AnalyzeOptions {
+    /// Codec specs (`name[:key=value,...]`), evaluated side by side.
+    pub codecs: Vec<String>,
+    pub mag_bytes: usize,
+    /// Analyse reads too (default: write-backs and copies only).
+    pub include_reads: bool,
+    pub chunk_blocks: usize,
+    /// Analysed blocks after which `end_sampling` is called.
+    pub sample_blocks: u64,
+    /// An E2MC code table as JSON text (offline probabilities); when set,
+    /// sampling is never ended.
+    pub e2mc_table: Option<String>,
+    /// Decompress every block and compare it with the original.
+    pub verify: bool,
+}
+
+impl AnalyzeOptions {
+    pub fn new(codecs: Vec<String>) -> Self {
+        AnalyzeOptions {
+            codecs,
+            mag_bytes: Geometry::default().mag_bytes(),
+            include_reads: false,
+            chunk_blocks: DEFAULT_CHUNK_BLOCKS,
+            sample_blocks: DEFAULT_SAMPLE_BLOCKS,
+            e2mc_table: None,
+            verify: false,
+        }
+    }
+
+    fn analyses(&self, kind: AccessKind) -> bool {
+        kind != AccessKind::Read || self.include_reads
+    }
+
+    fn analysed_kinds(&self) -> Vec<&'static str> {
+        let mut kinds = vec!["write", "memcpy"];
+        if self.include_reads {
+            kinds.insert(0, "read");
+        }
+        kinds
+    }
+}
+
+/// Splits a `--codecs` list. Knob lists use commas too
+/// (`adaptive:lambda=6,candidates=fpc+bdi`), so a piece that starts with
+/// `key=` continues the previous spec instead of naming a codec.
+pub fn split_codec_list(list: &str) -> Vec<String> {
+    let mut specs: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let continues_knobs = piece.split_once('=').is_some_and(|(key, _)| {
+            !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        match specs.last_mut() {
+            Some(last) if continues_knobs => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => specs.push(piece.to_string()),
+        }
+    }
+    specs
+}
+
+/// Records of each kind in a trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct KindCounts {
+    pub read: u64,
+    pub write: u64,
+    pub memcpy: u64,
+}
+
+impl KindCounts {
+    fn count(&mut self, kind: AccessKind) {
+        match kind {
+            AccessKind::Read => self.read += 1,
+            AccessKind::Write => self.write += 1,
+            AccessKind::Memcpy => self.memcpy += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.read + self.write + self.memcpy
+    }
+}
+
+/// One codec's results on one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodecResult {
+    /// The spec as given (`name[:knobs]`).
+    pub codec: String,
+    pub blocks: u64,
+    /// Blocks stored with an encoding other than uncompressed.
+    pub compressed_blocks: u64,
+    pub compressed_fraction: Option<f64>,
+    pub uncompressed_bits: u64,
+    /// Sum of exact compressed sizes.
+    pub compressed_bits: u64,
+    /// Sum of sizes rounded up to the MAG (what DRAM moves).
+    pub mag_bytes: u64,
+    /// `uncompressed_bits / compressed_bits`.
+    pub raw_compression_ratio: Option<f64>,
+    /// Block bytes over MAG-rounded bytes (paper 002 Section III).
+    pub effective_compression_ratio: Option<f64>,
+    /// Blocks per stored size in bytes at the MAG, every multiple of the MAG
+    /// up to the block size listed (zeros included).
+    pub mag_size_histogram: BTreeMap<usize, u64>,
+    /// Blocks per encoding name.
+    pub encodings: BTreeMap<String, u64>,
+    /// Analysed blocks seen before `end_sampling` was called; `None` when it
+    /// was not (offline table, or a trace shorter than the sampling phase).
+    pub sampling_ended_after_blocks: Option<u64>,
+    /// Blocks decompressed and compared (`verify`).
+    pub verified_blocks: u64,
+}
+
+/// Everything `analyze` found in one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceAnalysis {
+    pub trace: String,
+    pub block_bytes: usize,
+    pub mag_bytes: usize,
+    /// Every record in the trace, by kind.
+    pub records: KindCounts,
+    pub analysed_kinds: Vec<&'static str>,
+    /// Blocks fed to each codec.
+    pub blocks: u64,
+    pub codecs: Vec<CodecResult>,
+}
+
+/// Consecutive analysed blocks, `block_bytes` each, back to back.
+struct Chunk {
+    /// Index (among analysed blocks) of the first block.
+    first: u64,
+    data: Vec<u8>,
+    block_bytes: usize,
+}
+
+impl Chunk {
+    fn blocks(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        (self.first..).zip(self.data.chunks_exact(self.block_bytes))
+    }
+}
+
+/// Sums over the blocks one codec stored.
+#[derive(Debug, Default)]
+struct Tally {
+    blocks: u64,
+    compressed_blocks: u64,
+    compressed_bits: u64,
+    mag_bytes: u64,
+    /// Blocks per encoding id.
+    by_encoding: Vec<u64>,
+    /// Blocks per burst count (index = bursts).
+    by_bursts: Vec<u64>,
+    verified: u64,
+}
+
+impl Tally {
+    fn record(&mut self, block: &CompressedBlock) {
+        self.blocks += 1;
+        self.compressed_blocks += block.is_compressed() as u64;
+        self.compressed_bits += block.compressed_bits as u64;
+        self.mag_bytes += block.mag_bytes as u64;
+        bump(&mut self.by_encoding, block.encoding as usize);
+        bump(&mut self.by_bursts, block.burst_count);
+    }
+}
+
+fn bump(counts: &mut Vec<u64>, index: usize) {
+    if counts.len() <= index {
+        counts.resize(index + 1, 0);
+    }
+    counts[index] += 1;
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (num > 0 && den > 0).then(|| num as f64 / den as f64)
+}
+
+/// One codec instance working through a trace in order.
+struct CodecRun {
+    spec: String,
+    codec: Box<dyn Codec>,
+    /// Index of the analysed block before which sampling ends.
+    end_sampling_at: Option<u64>,
+    sampling_ended_after: Option<u64>,
+    verify: bool,
+    tally: Tally,
+}
+
+impl CodecRun {
+    fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions) -> Result<Self, String> {
+        let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
+        spec.table_json = options.e2mc_table.clone();
+        let codec = build(&spec).map_err(|e| e.to_string())?;
+        Ok(CodecRun {
+            spec: spec_text.to_string(),
+            codec,
+            end_sampling_at: options.e2mc_table.is_none().then_some(options.sample_blocks),
+            sampling_ended_after: None,
+            verify: options.verify,
+            tally: Tally::default(),
+        })
+    }
+
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+        for (index, block) in chunk.blocks() {
+            if self.end_sampling_at == Some(index) {
+                self.codec
+                    .end_sampling()
+                    .map_err(|e| format!("codec {}: end of sampling after {index} blocks failed: {e}", self.spec))?;
+                self.sampling_ended_after = Some(index);
+            }
+            let compressed = self
+                .codec
+                .compress(block)
+                .map_err(|e| format!("codec {} failed on analysed block {index}: {e}", self.spec))?;
+            if self.verify {
+                self.check_round_trip(index, block, &compressed)?;
+            }
+            self.tally.record(&compressed);
+        }
+        Ok(())
+    }
+
+    fn check_round_trip(&mut self, index: u64, block: &[u8], compressed: &CompressedBlock) -> Result<(), String> {
+        let decoded = self
+            .codec
+            .decompress(compressed)
+            .map_err(|e| format!("codec {}: analysed block {index} does not decompress: {e}", self.spec))?;
+        if decoded != block {
+            return Err(format!("codec {}: analysed block {index} decompresses to different bytes", self.spec));
+        }
+        self.tally.verified += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> CodecResult {
+        let geometry = self.codec.geometry();
+        let names = self.codec.encoding_names();
+        let t = self.tally;
+        let uncompressed_bits = t.blocks * geometry.block_bits() as u64;
+        let mut histogram: BTreeMap<usize, u64> =
+            (1..=geometry.block_bursts()).map(|bursts| (bursts * geometry.mag_bytes(), 0)).collect();
+        for (bursts, &count) in t.by_bursts.iter().enumerate().filter(|&(_, &c)| c > 0) {
+            *histogram.entry(bursts * geometry.mag_bytes()).or_insert(0) += count;
+        }
+        let encodings = t
+            .by_encoding
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(id, &count)| (names.get(id).cloned().unwrap_or_else(|| format!("encoding {id}")), count))
+            .collect();
+        CodecResult {
+            codec: self.spec,
+            blocks: t.blocks,
+            compressed_blocks: t.compressed_blocks,
+            compressed_fraction: (t.blocks > 0).then(|| t.compressed_blocks as f64 / t.blocks as f64),
+            uncompressed_bits,
+            compressed_bits: t.compressed_bits,
+            mag_bytes: t.mag_bytes,
+            raw_compression_ratio: ratio(uncompressed_bits, t.compressed_bits),
+            effective_compression_ratio: ratio(uncompressed_bits / 8, t.mag_bytes),
+            mag_size_histogram: histogram,
+            encodings,
+            sampling_ended_after_blocks: self.sampling_ended_after,
+            verified_blocks: t.verified,
+        }
+    }
+}
+
+fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
+    let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
+    TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads the analysed blocks of a trace into chunks and sends them; stops
+/// early (without error) when the receiver has gone.
+fn read_chunks(
+    path: &Path,
+    reader: TraceReader<File>,
+    options: &AnalyzeOptions,
+    sender: SyncSender<Chunk>,
+) -> Result<KindCounts, String> {
+    let block_bytes = reader.block_bytes();
+    let chunk_bytes = options.chunk_blocks.max(1) * block_bytes;
+    let mut counts = KindCounts::default();
+    let mut analysed = 0u64;
+    let mut data = Vec::with_capacity(chunk_bytes);
+    let mut first = 0u64;
+    for record in reader {
+        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+        counts.count(record.kind);
+        if !options.analyses(record.kind) {
+            continue;
+        }
+        data.extend_from_slice(&record.data);
+        analysed += 1;
+        if data.len() >= chunk_bytes {
+            let full = std::mem::replace(&mut data, Vec::with_capacity(chunk_bytes));
+            if sender.send(Chunk { first, data: full, block_bytes }).is_err() {
+                return Ok(counts);
+            }
+            first = analysed;
+        }
+    }
+    if !data.is_empty() {
+        let _ = sender.send(Chunk { first, data, block_bytes });
+    }
+    Ok(counts)
+}
+
+/// Analyses one trace with fresh codec instances.
+pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
+    let reader = open_trace(path)?;
+    let block_bytes = reader.block_bytes();
+    let geometry = Geometry::new(block_bytes, options.mag_bytes)
+        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes))?;
+    let mut runs = options
+        .codecs
+        .iter()
+        .map(|spec| CodecRun::new(spec, geometry, options))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let (counts, blocks) = thread::scope(|scope| -> Result<(KindCounts, u64), String> {
+        let (sender, receiver) = sync_channel(CHANNEL_CHUNKS);
+        let reading = scope.spawn(move || read_chunks(path, reader, options, sender));
+        let mut blocks = 0u64;
+        let mut codec_error = None;
+        for chunk in receiver.iter() {
+            if let Err(e) = runs.par_iter_mut().try_for_each(|run| run.feed(&chunk)) {
+                codec_error = Some(format!("{}: {e}", path.display()));
+                break;
+            }
+            blocks += (chunk.data.len() / block_bytes) as u64;
+        }
+        // Dropping the receiver lets a reader blocked on a full channel stop.
+        drop(receiver);
+        let counts = reading.join().map_err(|_| format!("{}: trace reader thread panicked", path.display()))?;
+        match codec_error {
+            Some(e) => Err(e),
+            None => Ok((counts?, blocks)),
+        }
+    })?;
+
+    Ok(TraceAnalysis {
+        trace: path.display().to_string(),
+        block_bytes,
+        mag_bytes: options.mag_bytes,
+        records: counts,
+        analysed_kinds: options.analysed_kinds(),
+        blocks,
+        codecs: runs.into_iter().map(CodecRun::finish).collect(),
+    })
+}
+
+/// Analyses each trace in turn (each with fresh codecs: one trace is one run).
+pub fn analyze(paths: &[PathBuf], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
+    if options.codecs.is_empty() {
+        return Err("no codecs to analyse".to_string());
+    }
+    paths.iter().map(|path| analyze_trace(path, options)).collect()
+}
+
+/// The text report of one trace: a header line and one row per codec.
+pub fn render_text(analysis: &TraceAnalysis) -> String {
+    let r = &analysis.records;
+    let mut out = format!(
+        "trace {}: {}-byte blocks, MAG {} B; {} records (read {}, write {}, memcpy {}); {} {} blocks analysed\n",
+        analysis.trace,
+        analysis.block_bytes,
+        analysis.mag_bytes,
+        r.total(),
+        r.read,
+        r.write,
+        r.memcpy,
+        analysis.blocks,
+        analysis.analysed_kinds.join("+"),
+    );
+    let sizes: Vec<usize> = analysis.codecs.first().map(|c| c.mag_size_histogram.keys().copied().collect()).unwrap_or_default();
+    let size_names: Vec<String> = sizes.iter().map(|s| format!("{s}B")).collect();
+    let mut columns = vec![
+        ("codec", Align::Left),
+        ("blocks", Align::Right),
+        ("compressed", Align::Right),
+        ("raw CR", Align::Right),
+        ("eff CR", Align::Right),
+    ];
+    columns.extend(size_names.iter().map(|name| (name.as_str(), Align::Right)));
+    let mut table = Table::new(&columns);
+    for c in &analysis.codecs {
+        let share = |count: u64| percent(count, c.blocks);
+        let mut row = vec![
+            c.codec.clone(),
+            c.blocks.to_string(),
+            share(c.compressed_blocks),
+            fmt_opt(c.raw_compression_ratio, 3),
+            fmt_opt(c.effective_compression_ratio, 3),
+        ];
+        row.extend(sizes.iter().map(|size| share(c.mag_size_histogram.get(size).copied().unwrap_or(0))));
+        table.push(row);
+    }
+    out.push_str(&table.render());
+    out
+}
+
+/// `count` as a percentage of `total` with one decimal, `-` when `total` is 0.
+fn percent(count: u64, total: u64) -> String {
+    if total == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * count as f64 / total as f64)
+    }
+}
+
+/// The JSON document `--json` writes.
+#[derive(Debug, Serialize)]
+pub struct AnalyzeReport<'a> {
+    pub codecs: &'a [String],
+    pub include_reads: bool,
+    /// Analysed blocks after which `end_sampling` was called (online sampling);
+    /// `None` with an offline table.
+    pub sample_blocks: Option<u64>,
+    pub e2mc_table: Option<String>,
+    pub traces: &'a [TraceAnalysis],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codec_lists_keep_knob_commas() {
+        assert_eq!(split_codec_list("none,bdi, fpc"), vec!["none", "bdi", "fpc"]);
+        assert_eq!(
+            split_codec_list("bdi,adaptive:lambda=6,candidates=fpc:variant=paper004+bdi,cpack"),
+            vec!["bdi", "adaptive:lambda=6,candidates=fpc:variant=paper004+bdi", "cpack"]
+        );
+        assert_eq!(split_codec_list("e2mc16:pdw=4,mfv=512"), vec!["e2mc16:pdw=4,mfv=512"]);
+        assert_eq!(split_codec_list(""), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,8 @@
+//! The `memzip` command's logic, as a library so tests can call it directly.
+//!
+//! - [`analyze`]: offline codec evaluation of `-memzip_trace` files.
+
+#![forbid(unsafe_code)]
+
+pub mod analyze;
+pub mod text;

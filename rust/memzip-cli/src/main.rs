@@ -1,0 +1,138 @@
+//! `memzip`: offline codec analysis of DRAM block traces. Errors go to stderr as one line naming the file, exit 1.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use memzip::codec::registry::codec_names;
+use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport};
+
+#[derive(Parser)]
+#[command(name = "memzip", version, about = "GPU memory-compression research tool")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate codecs offline on the blocks of -memzip_trace files (one pass per trace).
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// Trace files written by the simulator's -memzip_trace.
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc+bdi`).
+    /// Default: every registered codec.
+    #[arg(long)]
+    codecs: Vec<String>,
+    /// Memory access granularity in bytes (16, 32 or 64).
+    #[arg(long, default_value_t = 32)]
+    mag_bytes: usize,
+    /// Also analyse blocks read from DRAM (default: write-backs and host-to-device copies,
+    /// the blocks DRAM stores).
+    #[arg(long)]
+    include_reads: bool,
+    /// Online sampling: call end_sampling() on every codec after this many analysed blocks
+    /// (E2MC builds its code table then; other codecs ignore it).
+    #[arg(long, default_value_t = analyze::DEFAULT_SAMPLE_BLOCKS)]
+    e2mc_sample_blocks: u64,
+    /// Offline E2MC code table (JSON, e.g. from `memzip e2mc-profile`) instead of online sampling.
+    #[arg(long)]
+    e2mc_table: Option<PathBuf>,
+    /// Decompress every block and check it equals the original.
+    #[arg(long)]
+    verify: bool,
+    /// Also write the results as JSON to this file (`-`: stdout, instead of the text table).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Blocks read per chunk (memory use is a few chunks).
+    #[arg(long, default_value_t = analyze::DEFAULT_CHUNK_BLOCKS)]
+    chunk_blocks: usize,
+    /// Worker threads for the codecs (0: one per core).
+    #[arg(short, long, default_value_t = 0)]
+    jobs: usize,
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
+    if args.jobs > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(args.jobs)
+            .build_global()
+            .map_err(|e| format!("cannot start {} worker threads: {e}", args.jobs))?;
+    }
+    let codecs: Vec<String> = if args.codecs.is_empty() {
+        codec_names().into_iter().map(String::from).collect()
+    } else {
+        args.codecs.iter().flat_map(|list| analyze::split_codec_list(list)).collect()
+    };
+    let mut options = AnalyzeOptions::new(codecs);
+    options.mag_bytes = args.mag_bytes;
+    options.include_reads = args.include_reads;
+    options.chunk_blocks = args.chunk_blocks;
+    options.sample_blocks = args.e2mc_sample_blocks;
+    options.verify = args.verify;
+    if let Some(path) = &args.e2mc_table {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;
+        options.e2mc_table = Some(text);
+    }
+    let analyses = analyze::analyze(&args.traces, &options)?;
+
+    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !json_to_stdout {
+        let text: Vec<String> = analyses.iter().map(analyze::render_text).collect();
+        print!("{}", text.join("\n"));
+        if options.e2mc_table.is_none() {
+            println!("(online sampling: end_sampling() after {} analysed blocks)", options.sample_blocks);
+        }
+    }
+    if let Some(path) = &args.json {
+        let report = AnalyzeReport {
+            codecs: &options.codecs,
+            include_reads: options.include_reads,
+            sample_blocks: options.e2mc_table.is_none().then_some(options.sample_blocks),
+            e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
+            traces: &analyses,
+        };
+        let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize results: {e}"))? + "\n";
+        if json_to_stdout {
+            print!("{json}");
+        } else {
+            write_atomically(path, json.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Analyze(args) => run_analyze(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("memzip: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! `memzip analyze` against the library called directly on the same blocks.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use memzip::codec::registry::{build_str, codec_names};
+use memzip::Geometry;
+use memzip_cli::analyze::{analyze, AnalyzeOptions, CodecResult};
+use serde_json::Value;
+
+const RECORDS: u64 = 600;
+/// Write + memcpy records among the first 600 (3 of every 5).
+const ANALYSED: u64 = 360;
+
+/// What the library says when each codec sees `blocks` in order and ends
+/// sampling before block `sample_blocks`.
+fn direct(name: &str, blocks: &[Vec<u8>], geometry: Geometry, sample_blocks: usize) -> CodecResult {
+    let mut codec = build_str(name, geometry).unwrap();
+    let names = codec.encoding_names();
+    let mut result = CodecResult {
+        codec: name.to_string(),
+        blocks: 0,
+        compressed_blocks: 0,
+        compressed_fraction: None,
+        uncompressed_bits: 0,
+        compressed_bits: 0,
+        mag_bytes: 0,
+        raw_compression_ratio: None,
+        effective_compression_ratio: None,
+        mag_size_histogram: (1..=geometry.block_bursts()).map(|b| (b * geometry.mag_bytes(), 0)).collect(),
+        encodings: BTreeMap::new(),
+        sampling_ended_after_blocks: None,
+        verified_blocks: 0,
+    };
+    for (i, block) in blocks.iter().enumerate() {
+        if i == sample_blocks {
+            codec.end_sampling().unwrap();
+            result.sampling_ended_after_blocks = Some(i as u64);
+        }
+        let c = codec.compress(block).unwrap();
+        result.blocks += 1;
+        result.compressed_blocks += c.is_compressed() as u64;
+        result.uncompressed_bits += geometry.block_bits() as u64;
+        result.compressed_bits += c.compressed_bits as u64;
+        result.mag_bytes += c.mag_bytes as u64;
+        *result.mag_size_histogram.entry(c.mag_bytes).or_insert(0) += 1;
+        *result.encodings.entry(names[c.encoding as usize].clone()).or_insert(0) += 1;
+    }
+    result.compressed_fraction = Some(result.compressed_blocks as f64 / result.blocks as f64);
+    result.raw_compression_ratio = Some(result.uncompressed_bits as f64 / result.compressed_bits as f64);
+    result.effective_compression_ratio = Some((result.uncompressed_bits / 8) as f64 / result.mag_bytes as f64);
+    result
+}
+
+#[test]
+fn analyze_matches_the_library_on_the_same_blocks() {
+    let dir = common::temp_dir("analyze-lib");
+    for (block_bytes, mag_bytes) in [(128, 32), (64, 16), (32, 32)] {
+        let path = dir.join(format!("synthetic-{block_bytes}.mzt"));
+        let blocks = common::write_trace(&path, RECORDS, block_bytes, true);
+        assert_eq!(blocks.len() as u64, ANALYSED);
+        let names: Vec<String> = codec_names().into_iter().map(String::from).collect();
+        let mut options = AnalyzeOptions::new(names.clone());
+        options.mag_bytes = mag_bytes;
+        // Small chunks and a sampling end inside a chunk exercise the boundaries.
+        options.chunk_blocks = 7;
+        options.sample_blocks = 50;
+        options.verify = true;
+        let analyses = analyze(&[path.clone()], &options).unwrap();
+        let analysis = &analyses[0];
+        assert_eq!((analysis.block_bytes, analysis.mag_bytes, analysis.blocks), (block_bytes, mag_bytes, ANALYSED));
+        assert_eq!((analysis.records.read, analysis.records.write, analysis.records.memcpy), (240, 240, 120));
+        let geometry = Geometry::new(block_bytes, mag_bytes).unwrap();
+        for (name, got) in names.iter().zip(&analysis.codecs) {
+            let mut expected = direct(name, &blocks, geometry, 50);
+            expected.verified_blocks = ANALYSED;
+            assert_eq!(got, &expected, "{name} at {block_bytes}/{mag_bytes}");
+        }
+        // `none` stores everything raw; the real codecs compress part of the
+        // mix, except at 32/32 where one burst cannot shrink (worth-it rule).
+        let none = &analysis.codecs[0];
+        assert_eq!((none.compressed_blocks, none.mag_bytes), (0, ANALYSED * block_bytes as u64));
+        let compressing = analysis.codecs.iter().skip(1).filter(|c| c.compressed_blocks > 0).count();
+        assert_eq!(compressing, if geometry.block_bursts() > 1 { names.len() - 1 } else { 0 });
+    }
+}
+
+#[test]
+fn reads_are_analysed_only_when_asked() {
+    let dir = common::temp_dir("analyze-reads");
+    let path = dir.join("t.mzt");
+    common::write_trace(&path, 100, 128, false);
+    let mut options = AnalyzeOptions::new(vec!["bdi".into()]);
+    options.include_reads = true;
+    let with_reads = analyze(&[path.clone()], &options).unwrap();
+    assert_eq!(with_reads[0].blocks, 100);
+    assert_eq!(with_reads[0].analysed_kinds, vec!["read", "write", "memcpy"]);
+    options.include_reads = false;
+    assert_eq!(analyze(&[path], &options).unwrap()[0].blocks, 60);
+}
+
+fn memzip(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_memzip")).args(args).output().expect("run memzip")
+}
+
+#[test]
+fn cli_prints_a_table_and_writes_the_same_json() {
+    let dir = common::temp_dir("analyze-cli");
+    let trace = dir.join("t.mzt");
+    let json = dir.join("out.json");
+    common::write_trace(&trace, RECORDS, 128, false);
+    let out = memzip(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--codecs",
+        "none,bdi",
+        "--codecs",
+        "adaptive:lambda=6,candidates=fpc+bdi",
+        "--json",
+        json.to_str().unwrap(),
+        "--e2mc-sample-blocks",
+        "100",
+        "-j",
+        "1",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["sample_blocks"], 100);
+    let t = &report["traces"][0];
+    assert_eq!(t["blocks"], ANALYSED);
+    let codecs: Vec<&str> = t["codecs"].as_array().unwrap().iter().map(|c| c["codec"].as_str().unwrap()).collect();
+    assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc+bdi"]);
+
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with(&format!("trace {}: 128-byte blocks, MAG 32 B; 600 records", trace.display())), "{stdout}");
+    assert!(lines[0].ends_with("360 write+memcpy blocks analysed"), "{stdout}");
+    let header: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(header, ["codec", "blocks", "compressed", "raw", "CR", "eff", "CR", "32B", "64B", "96B", "128B"]);
+    assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["none", "360", "0.0%", "1.000", "1.000", "0.0%", "0.0%", "0.0%", "100.0%"]);
+    // Every number in the bdi row is the JSON's, formatted.
+    let bdi = &t["codecs"][1];
+    let row: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(row[2], format!("{:.1}%", 100.0 * bdi["compressed_fraction"].as_f64().unwrap()));
+    assert_eq!(row[3], format!("{:.3}", bdi["raw_compression_ratio"].as_f64().unwrap()));
+    assert_eq!(row[4], format!("{:.3}", bdi["effective_compression_ratio"].as_f64().unwrap()));
+    let share = |size: &str| format!("{:.1}%", 100.0 * bdi["mag_size_histogram"][size].as_f64().unwrap() / 360.0);
+    assert_eq!(row[5..], [share("32"), share("64"), share("96"), share("128")]);
+}
+
+#[test]
+fn truncated_trace_is_an_error_naming_the_file() {
+    let dir = common::temp_dir("analyze-truncated");
+    let trace = dir.join("cut.mzt");
+    common::write_trace(&trace, 200, 128, false);
+    let bytes = std::fs::read(&trace).unwrap();
+    std::fs::write(&trace, &bytes[..bytes.len() / 2]).unwrap();
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "bdi"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with(&format!("memzip: error: {}: ", trace.display())), "{stderr}");
+    assert!(stderr.contains("truncated"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    let missing = dir.join("absent.mzt");
+    let out = memzip(&["analyze", missing.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{}: cannot open trace", missing.display())), "{stderr}");
+}
+
+#[test]
+fn bad_codec_and_geometry_are_errors() {
+    let dir = common::temp_dir("analyze-bad");
+    let trace = dir.join("t.mzt");
+    common::write_trace(&trace, 10, 32, false);
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "zip"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid codec 'zip'") && stderr.contains("mag_bdi"), "{stderr}");
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--mag-bytes", "64"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("32-byte blocks at MAG 64"), "{stderr}");
+}
