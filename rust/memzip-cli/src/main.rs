@@ -1,4 +1,5 @@
-//! `memzip`: offline codec analysis of DRAM block traces. Errors go to stderr as one line naming the file, exit 1.
+//! `memzip`: offline codec analysis of DRAM block traces, and tables of
+//! simulator runs. Errors go to stderr as one line naming the file, exit 1.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport};
+use memzip_cli::table;
 
 #[derive(Parser)]
 #[command(name = "memzip", version, about = "GPU memory-compression research tool")]
@@ -19,6 +21,8 @@ struct Cli {
 enum Command {
     /// Evaluate codecs offline on the blocks of -memzip_trace files (one pass per trace).
     Analyze(AnalyzeArgs),
+    /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
+    Table(TableArgs),
 }
 
 #[derive(Args)]
@@ -56,6 +60,16 @@ struct AnalyzeArgs {
     /// Worker threads for the codecs (0: one per core).
     #[arg(short, long, default_value_t = 0)]
     jobs: usize,
+}
+
+#[derive(Args)]
+struct TableArgs {
+    /// Run directories, each with stats.json, sim.log and optionally run.json.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Print CSV instead of the aligned table.
+    #[arg(long)]
+    csv: bool,
 }
 
 fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
@@ -123,10 +137,21 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
     write().map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
+fn run_table(args: TableArgs) -> Result<(), String> {
+    let rows = table::load_rows(&args.runs)?;
+    if args.csv {
+        print!("{}", table::render_csv(&rows));
+    } else {
+        print!("{}", table::render_text(&rows));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => run_analyze(args),
+        Command::Table(args) => run_table(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
