@@ -47,13 +47,24 @@ pub fn kind(i: u64) -> AccessKind {
 /// Writes `records` records to `path`; returns the analysed (write and
 /// memcpy) blocks in order when `keep` is set.
 pub fn write_trace(path: &Path, records: u64, block_bytes: usize, keep: bool) -> Vec<Vec<u8>> {
+    write_trace_of(path, records, block_bytes, keep, kind)
+}
+
+/// [`write_trace`] with the record kinds chosen by `kind_of`.
+pub fn write_trace_of(
+    path: &Path,
+    records: u64,
+    block_bytes: usize,
+    keep: bool,
+    kind_of: impl Fn(u64) -> AccessKind,
+) -> Vec<Vec<u8>> {
     let file = BufWriter::new(File::create(path).expect("create trace"));
     let mut writer = TraceWriter::new(file, block_bytes).expect("trace writer");
     let mut state = 7;
     let mut kept = Vec::new();
     for i in 0..records {
         let data = block(i, block_bytes, &mut state);
-        let kind = kind(i);
+        let kind = kind_of(i);
         writer.write_access(10 * i, kind, (i % 6) as u32, 0x1000_0000 + 128 * i, &data).expect("write record");
         if keep && kind != AccessKind::Read {
             kept.push(data);
