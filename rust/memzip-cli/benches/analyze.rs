@@ -35,7 +35,7 @@ fn main() {
     for (label, codecs) in sets {
         let options = AnalyzeOptions::new(codecs);
         let started = Instant::now();
-        let result = analyze(&[path.clone()], &options).expect("analyze");
+        let result = analyze(&[&path], &options).expect("analyze");
         let seconds = started.elapsed().as_secs_f64();
         assert_eq!(result[0].blocks, records);
         let mb = (records * block_bytes as u64) as f64 / 1e6;

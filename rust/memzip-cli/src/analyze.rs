@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread;
 
@@ -405,11 +405,11 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
 }
 
 /// Analyses each trace in turn (each with fresh codecs: one trace is one run).
-pub fn analyze(paths: &[PathBuf], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
+pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
     if options.codecs.is_empty() {
         return Err("no codecs to analyse".to_string());
     }
-    paths.iter().map(|path| analyze_trace(path, options)).collect()
+    paths.iter().map(|path| analyze_trace(path.as_ref(), options)).collect()
 }
 
 /// The text report of one trace: a header line and one row per codec.
