@@ -101,9 +101,6 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     if !json_to_stdout {
         let text: Vec<String> = analyses.iter().map(analyze::render_text).collect();
         print!("{}", text.join("\n"));
-        if options.e2mc_table.is_none() {
-            println!("(online sampling: end_sampling() after {} analysed blocks)", options.sample_blocks);
-        }
     }
     if let Some(path) = &args.json {
         let report = AnalyzeReport {
