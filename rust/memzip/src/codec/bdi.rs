@@ -392,7 +392,7 @@ mod tests {
     fn delta_limits_are_sign_extended() {
         // 4-byte values: -128 and +127 fit one byte from the zero base, +128 does not.
         let mut values = vec![0xffff_ff80u64, 127];
-        values.extend(std::iter::repeat(0).take(30));
+        values.extend(std::iter::repeat_n(0, 30));
         let block = block_of(&values, 4);
         let layout = BaseDelta::new(4, 8);
         let writer = layout.encode(&block).unwrap();
