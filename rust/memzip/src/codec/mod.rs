@@ -9,6 +9,7 @@
 pub mod adaptive;
 pub mod bdi;
 pub mod cpack;
+pub mod e2mc;
 pub mod fpc;
 pub mod mag_bdi;
 pub mod none;
