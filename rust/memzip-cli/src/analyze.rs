@@ -31,12 +31,14 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread;
 
+use memzip::codec::e2mc::CodeTable;
 use memzip::codec::registry::{build, CodecSpec};
 use memzip::trace::{AccessKind, TraceReader};
 use memzip::{Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
 use crate::text::{fmt_opt, Align, Table};
 
 /// Blocks per chunk handed from the reader to the codecs.
@@ -57,11 +59,35 @@ pub struct AnalyzeOptions {
     pub chunk_blocks: usize,
     /// Analysed blocks after which `end_sampling` is called.
     pub sample_blocks: u64,
-    /// An E2MC code table as JSON text (offline probabilities); when set,
-    /// sampling is never ended.
-    pub e2mc_table: Option<String>,
+    /// An E2MC code table (offline probabilities) for the `e2mc<bits>`
+    /// codecs of its symbol length.
+    pub e2mc_table: Option<OfflineTable>,
     /// Decompress every block and compare it with the original.
     pub verify: bool,
+    /// Symbol lengths to compute the Shannon bound at.
+    pub shannon_bits: Vec<u32>,
+    /// Cap on distinct 32-bit values counted for the 32-bit bound.
+    pub shannon_max_distinct: usize,
+}
+
+/// An E2MC code table file's text and the symbol length it codes.
+#[derive(Debug, Clone)]
+pub struct OfflineTable {
+    pub symbol_bits: u32,
+    pub json: String,
+}
+
+impl OfflineTable {
+    /// Checks the table (the library validates its codes) and notes its length.
+    pub fn parse(json: String) -> Result<Self, String> {
+        let table = CodeTable::from_json(&json).map_err(|e| e.to_string())?;
+        Ok(OfflineTable { symbol_bits: table.symbol_bits, json })
+    }
+
+    /// The codec this table is for.
+    pub fn codec_name(&self) -> String {
+        format!("e2mc{}", self.symbol_bits)
+    }
 }
 
 impl AnalyzeOptions {
@@ -74,11 +100,9 @@ impl AnalyzeOptions {
             sample_blocks: DEFAULT_SAMPLE_BLOCKS,
             e2mc_table: None,
             verify: false,
+            shannon_bits: SYMBOL_BITS.to_vec(),
+            shannon_max_distinct: DEFAULT_MAX_DISTINCT,
         }
-    }
-
-    fn analyses(&self, kind: AccessKind) -> bool {
-        kind != AccessKind::Read || self.include_reads
     }
 
     fn analysed_kinds(&self) -> Vec<&'static str> {
@@ -158,6 +182,8 @@ pub struct CodecResult {
     /// Analysed blocks seen before `end_sampling` was called; `None` when it
     /// was not (offline table, or a trace shorter than the sampling phase).
     pub sampling_ended_after_blocks: Option<u64>,
+    /// The codec started from the offline E2MC table (`e2mc_table`).
+    pub offline_table: bool,
     /// Blocks decompressed and compared (`verify`).
     pub verified_blocks: u64,
 }
@@ -174,10 +200,12 @@ pub struct TraceAnalysis {
     /// Blocks fed to each codec.
     pub blocks: u64,
     pub codecs: Vec<CodecResult>,
+    /// The Shannon bound of the analysed blocks per symbol length.
+    pub shannon: Vec<ShannonResult>,
 }
 
 /// Consecutive analysed blocks, `block_bytes` each, back to back.
-struct Chunk {
+pub(crate) struct Chunk {
     /// Index (among analysed blocks) of the first block.
     first: u64,
     data: Vec<u8>,
@@ -185,7 +213,7 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn blocks(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+    pub(crate) fn blocks(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
         (self.first..).zip(self.data.chunks_exact(self.block_bytes))
     }
 }
@@ -233,6 +261,7 @@ struct CodecRun {
     /// Index of the analysed block before which sampling ends.
     end_sampling_at: Option<u64>,
     sampling_ended_after: Option<u64>,
+    offline_table: bool,
     verify: bool,
     tally: Tally,
 }
@@ -240,13 +269,23 @@ struct CodecRun {
 impl CodecRun {
     fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions) -> Result<Self, String> {
         let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
-        spec.table_json = options.e2mc_table.clone();
+        // The offline table replaces online sampling for the codec of its
+        // symbol length, unless the spec chose a sampling mode itself.
+        let offline_table = match &options.e2mc_table {
+            Some(table) if spec.name == table.codec_name() && !spec.has("sampling") => {
+                spec.set("sampling", "offline");
+                spec.table_json = Some(table.json.clone());
+                true
+            }
+            _ => false,
+        };
         let codec = build(&spec).map_err(|e| e.to_string())?;
         Ok(CodecRun {
             spec: spec_text.to_string(),
             codec,
-            end_sampling_at: options.e2mc_table.is_none().then_some(options.sample_blocks),
+            end_sampling_at: (!offline_table).then_some(options.sample_blocks),
             sampling_ended_after: None,
+            offline_table,
             verify: options.verify,
             tally: Tally::default(),
         })
@@ -314,12 +353,13 @@ impl CodecRun {
             mag_size_histogram: histogram,
             encodings,
             sampling_ended_after_blocks: self.sampling_ended_after,
+            offline_table: self.offline_table,
             verified_blocks: t.verified,
         }
     }
 }
 
-fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
+pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
     let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
     TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -329,11 +369,12 @@ fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
 fn read_chunks(
     path: &Path,
     reader: TraceReader<File>,
-    options: &AnalyzeOptions,
+    include_reads: bool,
+    chunk_blocks: usize,
     sender: SyncSender<Chunk>,
 ) -> Result<KindCounts, String> {
     let block_bytes = reader.block_bytes();
-    let chunk_bytes = options.chunk_blocks.max(1) * block_bytes;
+    let chunk_bytes = chunk_blocks.max(1) * block_bytes;
     let mut counts = KindCounts::default();
     let mut analysed = 0u64;
     let mut data = Vec::with_capacity(chunk_bytes);
@@ -341,7 +382,7 @@ fn read_chunks(
     for record in reader {
         let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
         counts.count(record.kind);
-        if !options.analyses(record.kind) {
+        if record.kind == AccessKind::Read && !include_reads {
             continue;
         }
         data.extend_from_slice(&record.data);
@@ -360,26 +401,26 @@ fn read_chunks(
     Ok(counts)
 }
 
-/// Analyses one trace with fresh codec instances.
-pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
-    let reader = open_trace(path)?;
+/// Streams the analysed blocks of an opened trace to `consume`, chunk by
+/// chunk in trace order, while a second thread reads ahead (at most
+/// [`CHANNEL_CHUNKS`] chunks). Returns the records per kind and the number of
+/// analysed blocks; errors (the trace's or `consume`'s) name the file.
+pub(crate) fn stream_blocks(
+    path: &Path,
+    reader: TraceReader<File>,
+    include_reads: bool,
+    chunk_blocks: usize,
+    mut consume: impl FnMut(&Chunk) -> Result<(), String>,
+) -> Result<(KindCounts, u64), String> {
     let block_bytes = reader.block_bytes();
-    let geometry = Geometry::new(block_bytes, options.mag_bytes)
-        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes))?;
-    let mut runs = options
-        .codecs
-        .iter()
-        .map(|spec| CodecRun::new(spec, geometry, options))
-        .collect::<Result<Vec<_>, _>>()?;
-
-    let (counts, blocks) = thread::scope(|scope| -> Result<(KindCounts, u64), String> {
+    thread::scope(|scope| {
         let (sender, receiver) = sync_channel(CHANNEL_CHUNKS);
-        let reading = scope.spawn(move || read_chunks(path, reader, options, sender));
+        let reading = scope.spawn(move || read_chunks(path, reader, include_reads, chunk_blocks, sender));
         let mut blocks = 0u64;
-        let mut codec_error = None;
+        let mut consume_error = None;
         for chunk in receiver.iter() {
-            if let Err(e) = runs.par_iter_mut().try_for_each(|run| run.feed(&chunk)) {
-                codec_error = Some(format!("{}: {e}", path.display()));
+            if let Err(e) = consume(&chunk) {
+                consume_error = Some(format!("{}: {e}", path.display()));
                 break;
             }
             blocks += (chunk.data.len() / block_bytes) as u64;
@@ -387,12 +428,56 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
         // Dropping the receiver lets a reader blocked on a full channel stop.
         drop(receiver);
         let counts = reading.join().map_err(|_| format!("{}: trace reader thread panicked", path.display()))?;
-        match codec_error {
+        match consume_error {
             Some(e) => Err(e),
             None => Ok((counts?, blocks)),
         }
+    })
+}
+
+/// One unit of parallel work: every task sees every chunk, in order.
+enum Task {
+    Codec(Box<CodecRun>),
+    Shannon(Box<ShannonRun>),
+}
+
+impl Task {
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+        match self {
+            Task::Codec(run) => run.feed(chunk),
+            Task::Shannon(run) => {
+                chunk.blocks().for_each(|(_, block)| run.feed(block));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Analyses one trace with fresh codec instances.
+pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
+    let reader = open_trace(path)?;
+    let block_bytes = reader.block_bytes();
+    let geometry = Geometry::new(block_bytes, options.mag_bytes)
+        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes))?;
+    let mut tasks = Vec::new();
+    for spec in &options.codecs {
+        tasks.push(Task::Codec(Box::new(CodecRun::new(spec, geometry, options)?)));
+    }
+    for &bits in &options.shannon_bits {
+        tasks.push(Task::Shannon(Box::new(ShannonRun::new(bits, options.shannon_max_distinct)?)));
+    }
+    let (counts, blocks) = stream_blocks(path, reader, options.include_reads, options.chunk_blocks, |chunk| {
+        tasks.par_iter_mut().try_for_each(|task| task.feed(chunk))
     })?;
 
+    let mut codecs = Vec::new();
+    let mut shannon = Vec::new();
+    for task in tasks {
+        match task {
+            Task::Codec(run) => codecs.push(run.finish()),
+            Task::Shannon(run) => shannon.push(run.finish()),
+        }
+    }
     Ok(TraceAnalysis {
         trace: path.display().to_string(),
         block_bytes,
@@ -400,14 +485,24 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
         records: counts,
         analysed_kinds: options.analysed_kinds(),
         blocks,
-        codecs: runs.into_iter().map(CodecRun::finish).collect(),
+        codecs,
+        shannon,
     })
 }
 
 /// Analyses each trace in turn (each with fresh codecs: one trace is one run).
 pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
-    if options.codecs.is_empty() {
-        return Err("no codecs to analyse".to_string());
+    if options.codecs.is_empty() && options.shannon_bits.is_empty() {
+        return Err("nothing to analyse: no codecs and no Shannon bound".to_string());
+    }
+    if let Some(table) = &options.e2mc_table {
+        let name = table.codec_name();
+        if !options.codecs.iter().any(|spec| spec.split(':').next() == Some(name.as_str())) {
+            return Err(format!(
+                "the E2MC table codes {}-bit symbols but no {name} codec is analysed (add it to --codecs)",
+                table.symbol_bits
+            ));
+        }
     }
     paths.iter().map(|path| analyze_trace(path.as_ref(), options)).collect()
 }
@@ -451,7 +546,56 @@ pub fn render_text(analysis: &TraceAnalysis) -> String {
         table.push(row);
     }
     out.push_str(&table.render());
+    out.push_str(&sampling_note(&analysis.codecs));
+    out.push_str(&shannon_text(&analysis.shannon));
     out
+}
+
+/// How each E2MC codec got its code table, one line (empty without E2MC).
+fn sampling_note(codecs: &[CodecResult]) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for c in codecs.iter().filter(|c| c.codec.contains("e2mc")) {
+        let how = match (c.offline_table, c.sampling_ended_after_blocks) {
+            (true, _) => "offline table".to_string(),
+            (false, Some(n)) => format!("sampled the first {n} blocks online (stored uncompressed), then coded"),
+            (false, None) => "never left online sampling (trace shorter than --e2mc-sample-blocks): all uncompressed".to_string(),
+        };
+        match groups.iter_mut().find(|(h, _)| *h == how) {
+            Some((_, names)) => names.push(&c.codec),
+            None => groups.push((how, vec![&c.codec])),
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = groups.iter().map(|(how, names)| format!("{}: {how}", names.join(" "))).collect();
+    format!("E2MC code tables: {}\n", parts.join("; "))
+}
+
+/// The Shannon bound table (empty when none was computed).
+fn shannon_text(bounds: &[ShannonResult]) -> String {
+    if bounds.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new(&[
+        ("symbol", Align::Left),
+        ("entropy bits/symbol", Align::Right),
+        ("ideal CR", Align::Right),
+        ("per-position ideal CR", Align::Right),
+        ("distinct values", Align::Right),
+        ("blocks", Align::Right),
+    ]);
+    for b in bounds {
+        table.push(vec![
+            format!("{}-bit", b.symbol_bits),
+            format!("{:.4}", b.entropy_bits),
+            fmt_opt(Some(b.ideal_ratio), 3),
+            fmt_opt(Some(b.positional_ideal_ratio), 3),
+            b.distinct.to_string(),
+            if b.complete { b.blocks.to_string() } else { format!("{} (first; distinct-value cap)", b.blocks) },
+        ]);
+    }
+    format!("Shannon bound (order-0 entropy of the analysed blocks, paper 000 Section V-A):\n{}", table.render())
 }
 
 /// `count` as a percentage of `total` with one decimal, `-` when `total` is 0.
@@ -468,10 +612,12 @@ fn percent(count: u64, total: u64) -> String {
 pub struct AnalyzeReport<'a> {
     pub codecs: &'a [String],
     pub include_reads: bool,
-    /// Analysed blocks after which `end_sampling` was called (online sampling);
-    /// `None` with an offline table.
-    pub sample_blocks: Option<u64>,
+    /// Analysed blocks after which `end_sampling` is called (online sampling;
+    /// not for the codec that uses the offline table).
+    pub sample_blocks: u64,
+    /// The offline E2MC table file.
     pub e2mc_table: Option<String>,
+    pub shannon_bits: &'a [u32],
     pub traces: &'a [TraceAnalysis],
 }
 

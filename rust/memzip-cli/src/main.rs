@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use memzip::codec::registry::codec_names;
-use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport};
+use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
+use memzip_cli::profile::{self, ProfileOptions};
+use memzip_cli::shannon;
 use memzip_cli::table;
 
 #[derive(Parser)]
@@ -21,6 +23,8 @@ struct Cli {
 enum Command {
     /// Evaluate codecs offline on the blocks of -memzip_trace files (one pass per trace).
     Analyze(AnalyzeArgs),
+    /// Build an E2MC code table from the blocks of traces (offline probabilities, paper 000).
+    E2mcProfile(ProfileArgs),
     /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
     Table(TableArgs),
 }
@@ -45,9 +49,19 @@ struct AnalyzeArgs {
     /// (E2MC builds its code table then; other codecs ignore it).
     #[arg(long, default_value_t = analyze::DEFAULT_SAMPLE_BLOCKS)]
     e2mc_sample_blocks: u64,
-    /// Offline E2MC code table (JSON, e.g. from `memzip e2mc-profile`) instead of online sampling.
+    /// Offline E2MC code table (JSON from `memzip e2mc-profile`): the e2mc codec of its symbol
+    /// length starts from it instead of sampling online.
     #[arg(long)]
     e2mc_table: Option<PathBuf>,
+    /// Symbol lengths for the Shannon bound, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = shannon::SYMBOL_BITS)]
+    shannon_bits: Vec<u32>,
+    /// Skip the Shannon bound.
+    #[arg(long, conflicts_with = "shannon_bits")]
+    no_shannon: bool,
+    /// Distinct 32-bit values counted for the 32-bit bound before counting stops (bounds memory).
+    #[arg(long, default_value_t = shannon::DEFAULT_MAX_DISTINCT)]
+    shannon_max_distinct: usize,
     /// Decompress every block and check it equals the original.
     #[arg(long)]
     verify: bool,
@@ -60,6 +74,25 @@ struct AnalyzeArgs {
     /// Worker threads for the codecs (0: one per core).
     #[arg(short, long, default_value_t = 0)]
     jobs: usize,
+}
+
+#[derive(Args)]
+struct ProfileArgs {
+    /// Trace files to sample (all of them, in order, into one table).
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// Where to write the table (JSON).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Symbol length: 4, 8, 16 or 32.
+    #[arg(long, default_value_t = 16)]
+    symbol_bits: u32,
+    /// Most frequent values given codes (16/32-bit symbols).
+    #[arg(long, default_value_t = memzip::codec::e2mc::table::DEFAULT_MFV)]
+    mfv: usize,
+    /// Also sample blocks read from DRAM.
+    #[arg(long)]
+    include_reads: bool,
 }
 
 #[derive(Args)]
@@ -90,10 +123,12 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     options.chunk_blocks = args.chunk_blocks;
     options.sample_blocks = args.e2mc_sample_blocks;
     options.verify = args.verify;
+    options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
+    options.shannon_max_distinct = args.shannon_max_distinct;
     if let Some(path) = &args.e2mc_table {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;
-        options.e2mc_table = Some(text);
+        options.e2mc_table = Some(OfflineTable::parse(text).map_err(|e| format!("{}: {e}", path.display()))?);
     }
     let analyses = analyze::analyze(&args.traces, &options)?;
 
@@ -106,8 +141,9 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
         let report = AnalyzeReport {
             codecs: &options.codecs,
             include_reads: options.include_reads,
-            sample_blocks: options.e2mc_table.is_none().then_some(options.sample_blocks),
+            sample_blocks: options.sample_blocks,
             e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
+            shannon_bits: &options.shannon_bits,
             traces: &analyses,
         };
         let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize results: {e}"))? + "\n";
@@ -134,6 +170,33 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
     write().map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
+fn run_profile(args: ProfileArgs) -> Result<(), String> {
+    let mut options = ProfileOptions::new(args.symbol_bits);
+    options.mfv = args.mfv;
+    options.include_reads = args.include_reads;
+    let profile = profile::profile(&args.traces, &options)?;
+    write_atomically(&args.output, (profile.table.to_json() + "\n").as_bytes())?;
+    let b = &profile.bound;
+    let codes = if profile.table.mfv.is_empty() {
+        format!("{} per-position codes", profile.table.position_lengths.len())
+    } else {
+        format!("{} MFVs + escape", profile.table.mfv.len())
+    };
+    println!(
+        "e2mc{} table ({codes}) from {} blocks of {} trace(s) written to {}; sample entropy {:.4} bits/symbol \
+         (ideal CR {:.3}, per-position {:.3}); use it with `memzip analyze --e2mc-table` or \
+         -memzip_e2mc_sampling offline:<file>",
+        args.symbol_bits,
+        profile.blocks,
+        args.traces.len(),
+        args.output.display(),
+        b.entropy_bits,
+        b.ideal_ratio,
+        b.positional_ideal_ratio,
+    );
+    Ok(())
+}
+
 fn run_table(args: TableArgs) -> Result<(), String> {
     let rows = table::load_rows(&args.runs)?;
     if args.csv {
@@ -148,6 +211,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => run_analyze(args),
+        Command::E2mcProfile(args) => run_profile(args),
         Command::Table(args) => run_table(args),
     };
     match result {

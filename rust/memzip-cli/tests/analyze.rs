@@ -5,9 +5,12 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use memzip::codec::registry::{build_str, codec_names};
+use memzip::codec::e2mc::{shannon_bound, Sampler};
+use memzip::codec::registry::{build, build_str, codec_names, CodecSpec};
 use memzip::Geometry;
-use memzip_cli::analyze::{analyze, AnalyzeOptions, CodecResult};
+use memzip_cli::analyze::{analyze, AnalyzeOptions, CodecResult, OfflineTable};
+use memzip_cli::profile::{profile, ProfileOptions};
+use memzip_cli::shannon::ShannonResult;
 use serde_json::Value;
 
 const RECORDS: u64 = 600;
@@ -32,6 +35,7 @@ fn direct(name: &str, blocks: &[Vec<u8>], geometry: Geometry, sample_blocks: usi
         mag_size_histogram: (1..=geometry.block_bursts()).map(|b| (b * geometry.mag_bytes(), 0)).collect(),
         encodings: BTreeMap::new(),
         sampling_ended_after_blocks: None,
+        offline_table: false,
         verified_blocks: 0,
     };
     for (i, block) in blocks.iter().enumerate() {
@@ -78,6 +82,14 @@ fn analyze_matches_the_library_on_the_same_blocks() {
             expected.verified_blocks = ANALYSED;
             assert_eq!(got, &expected, "{name} at {block_bytes}/{mag_bytes}");
         }
+        // The Shannon bound is the library's over the same blocks.
+        for got in &analysis.shannon {
+            let bound = shannon_bound(blocks.iter().map(Vec::as_slice), got.symbol_bits).unwrap();
+            assert_eq!((got.blocks, got.complete, got.symbols, got.distinct), (ANALYSED, true, bound.symbols, bound.distinct));
+            assert_eq!((got.entropy_bits, got.positional_entropy_bits), (bound.entropy_bits, bound.positional_entropy_bits));
+        }
+        let bits: Vec<u32> = analysis.shannon.iter().map(|b: &ShannonResult| b.symbol_bits).collect();
+        assert_eq!(bits, [4, 8, 16, 32]);
         // `none` stores everything raw; the real codecs compress part of the
         // mix, except at 32/32 where one burst cannot shrink (worth-it rule).
         let none = &analysis.codecs[0];
@@ -183,4 +195,79 @@ fn bad_codec_and_geometry_are_errors() {
     let out = memzip(&["analyze", trace.to_str().unwrap(), "--mag-bytes", "64"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("32-byte blocks at MAG 64"), "{stderr}");
+}
+
+#[test]
+fn e2mc_profile_table_drives_the_offline_codec() {
+    let dir = common::temp_dir("analyze-profile");
+    let trace = dir.join("t.mzt");
+    let blocks = common::write_trace(&trace, RECORDS, 128, true);
+    let mut options = ProfileOptions::new(16);
+    options.mfv = 64;
+    options.chunk_blocks = 5;
+    let profiled = profile(&[&trace], &options).unwrap();
+    assert_eq!(profiled.blocks, ANALYSED);
+    // The same table as the library's sampler fed the same blocks.
+    let mut sampler = Sampler::new(16).unwrap();
+    blocks.iter().for_each(|b| sampler.feed(b));
+    let expected = sampler.build_table(64).unwrap();
+    assert_eq!(profiled.table, expected);
+    assert_eq!(profiled.table.mfv.len(), 64);
+
+    // analyze with the table: e2mc16 codes from block 0, matching the
+    // library codec built with that table; e2mc8 still samples online.
+    let mut options = AnalyzeOptions::new(vec!["e2mc16".into(), "e2mc8".into()]);
+    options.e2mc_table = Some(OfflineTable::parse(expected.to_json()).unwrap());
+    options.shannon_bits = vec![];
+    options.sample_blocks = 30;
+    let analysis = &analyze(&[&trace], &options).unwrap()[0];
+    let mut spec = CodecSpec::parse("e2mc16:sampling=offline", Geometry::default()).unwrap();
+    spec.table_json = Some(expected.to_json());
+    let mut codec = build(&spec).unwrap();
+    let (mut bits, mut compressed) = (0u64, 0u64);
+    for block in &blocks {
+        let c = codec.compress(block).unwrap();
+        bits += c.compressed_bits as u64;
+        compressed += c.is_compressed() as u64;
+    }
+    let e2mc16 = &analysis.codecs[0];
+    assert!(e2mc16.offline_table && e2mc16.sampling_ended_after_blocks.is_none());
+    assert_eq!((e2mc16.compressed_bits, e2mc16.compressed_blocks), (bits, compressed));
+    assert!(compressed > 0);
+    let e2mc8 = &analysis.codecs[1];
+    assert!(!e2mc8.offline_table);
+    assert_eq!(e2mc8.sampling_ended_after_blocks, Some(30));
+    assert_eq!(analysis.shannon, vec![]);
+
+    // A table for a symbol length no analysed codec has is an error.
+    let mut options = AnalyzeOptions::new(vec!["bdi".into()]);
+    options.e2mc_table = Some(OfflineTable::parse(expected.to_json()).unwrap());
+    let err = analyze(&[&trace], &options).unwrap_err();
+    assert!(err.contains("no e2mc16 codec is analysed"), "{err}");
+}
+
+#[test]
+fn cli_profiles_then_analyzes_offline() {
+    let dir = common::temp_dir("analyze-profile-cli");
+    let trace = dir.join("t.mzt");
+    let table = dir.join("table8.json");
+    common::write_trace(&trace, RECORDS, 128, false);
+    let out = memzip(&["e2mc-profile", trace.to_str().unwrap(), "-o", table.to_str().unwrap(), "--symbol-bits", "8"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("e2mc8 table (4 per-position codes) from 360 blocks of 1 trace(s)"), "{stdout}");
+    let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
+    assert_eq!(parsed["symbol_bits"], 8);
+
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8,e2mc4", "--e2mc-table", table.to_str().unwrap(), "--e2mc-sample-blocks", "10", "--shannon-bits", "8"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("E2MC code tables: e2mc8: offline table; e2mc4: sampled the first 10 blocks online"), "{stdout}");
+    assert!(stdout.contains("\n8-bit "), "{stdout}");
+    assert!(!stdout.contains("\n16-bit "), "{stdout}");
+
+    std::fs::write(&table, "{\"symbol_bits\": 8}").unwrap();
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8", "--e2mc-table", table.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with(&format!("memzip: error: {}: ", table.display())), "{stderr}");
 }
