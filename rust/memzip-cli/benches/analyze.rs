@@ -1,9 +1,12 @@
 //! Throughput of `memzip analyze`: MB/s of analysed block data on a
 //! generated trace of write-backs (100 MiB of blocks by default; set
-//! `MEMZIP_BENCH_MIB` to change it), every registered codec at once, then
-//! each codec alone.
+//! `MEMZIP_BENCH_MIB` to change it): every registered codec at once (with and
+//! without the Shannon bound), the bound alone, then each codec alone.
 //!
 //!     cargo bench -p memzip-cli --bench analyze
+//!
+//! `MEMZIP_BENCH_KEEP=1` keeps the trace (its path is printed) for timing
+//! the `memzip` binary itself.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -30,16 +33,26 @@ fn main() {
     );
     println!("threads: {}", rayon::current_num_threads());
     let all: Vec<String> = codec_names().into_iter().map(String::from).collect();
-    let mut sets = vec![(format!("all {} codecs", all.len()), all.clone())];
-    sets.extend(all.iter().map(|name| (name.clone(), vec![name.clone()])));
-    for (label, codecs) in sets {
-        let options = AnalyzeOptions::new(codecs);
+    // (label, codecs, with the Shannon bound at 4/8/16/32 bits)
+    let mut sets = vec![
+        (format!("all {} codecs + Shannon", all.len()), all.clone(), true),
+        (format!("all {} codecs", all.len()), all.clone(), false),
+        ("Shannon only".to_string(), vec![], true),
+    ];
+    if std::env::var_os("MEMZIP_BENCH_ALL_ONLY").is_none() {
+        sets.extend(all.iter().map(|name| (name.clone(), vec![name.clone()], false)));
+    }
+    for (label, codecs, shannon) in sets {
+        let mut options = AnalyzeOptions::new(codecs);
+        if !shannon {
+            options.shannon_bits.clear();
+        }
         let started = Instant::now();
         let result = analyze(&[&path], &options).expect("analyze");
         let seconds = started.elapsed().as_secs_f64();
         assert_eq!(result[0].blocks, records);
         let mb = (records * block_bytes as u64) as f64 / 1e6;
-        println!("{label:<14} {seconds:7.2} s  {:8.1} MB/s of block data", mb / seconds);
+        println!("{label:<26} {seconds:7.2} s  {:8.1} MB/s of block data", mb / seconds);
     }
     // Peak resident memory (Linux): stays at a few chunks, not the trace size.
     if let Some(peak) = std::fs::read_to_string("/proc/self/status")
@@ -48,5 +61,9 @@ fn main() {
     {
         println!("peak memory {}", peak.trim_start_matches("VmHWM:").trim());
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("MEMZIP_BENCH_KEEP").is_some() {
+        println!("kept {}", path.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -120,9 +120,9 @@ impl AnalyzeOptions {
 pub fn split_codec_list(list: &str) -> Vec<String> {
     let mut specs: Vec<String> = Vec::new();
     for piece in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let continues_knobs = piece.split_once('=').is_some_and(|(key, _)| {
-            !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
+        let continues_knobs = piece
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
         match specs.last_mut() {
             Some(last) if continues_knobs => {
                 last.push(',');
@@ -457,8 +457,9 @@ impl Task {
 pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
     let reader = open_trace(path)?;
     let block_bytes = reader.block_bytes();
-    let geometry = Geometry::new(block_bytes, options.mag_bytes)
-        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes))?;
+    let geometry = Geometry::new(block_bytes, options.mag_bytes).map_err(|e| {
+        format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes)
+    })?;
     let mut tasks = Vec::new();
     for spec in &options.codecs {
         tasks.push(Task::Codec(Box::new(CodecRun::new(spec, geometry, options)?)));
@@ -522,7 +523,8 @@ pub fn render_text(analysis: &TraceAnalysis) -> String {
         analysis.blocks,
         analysis.analysed_kinds.join("+"),
     );
-    let sizes: Vec<usize> = analysis.codecs.first().map(|c| c.mag_size_histogram.keys().copied().collect()).unwrap_or_default();
+    let sizes: Vec<usize> =
+        analysis.codecs.first().map(|c| c.mag_size_histogram.keys().copied().collect()).unwrap_or_default();
     let size_names: Vec<String> = sizes.iter().map(|s| format!("{s}B")).collect();
     let mut columns = vec![
         ("codec", Align::Left),
@@ -558,7 +560,9 @@ fn sampling_note(codecs: &[CodecResult]) -> String {
         let how = match (c.offline_table, c.sampling_ended_after_blocks) {
             (true, _) => "offline table".to_string(),
             (false, Some(n)) => format!("sampled the first {n} blocks online (stored uncompressed), then coded"),
-            (false, None) => "never left online sampling (trace shorter than --e2mc-sample-blocks): all uncompressed".to_string(),
+            (false, None) => {
+                "never left online sampling (trace shorter than --e2mc-sample-blocks): all uncompressed".to_string()
+            }
         };
         match groups.iter_mut().find(|(h, _)| *h == how) {
             Some((_, names)) => names.push(&c.codec),

@@ -126,8 +126,8 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
     options.shannon_max_distinct = args.shannon_max_distinct;
     if let Some(path) = &args.e2mc_table {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;
         options.e2mc_table = Some(OfflineTable::parse(text).map_err(|e| format!("{}: {e}", path.display()))?);
     }
     let analyses = analyze::analyze(&args.traces, &options)?;

@@ -113,9 +113,11 @@ pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
             continue;
         };
         let number = number.trim();
-        last = Some(number.parse::<u64>().map_err(|_| {
-            format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display())
-        })?);
+        last = Some(
+            number
+                .parse::<u64>()
+                .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display()))?,
+        );
     }
     last.ok_or_else(|| format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
 }

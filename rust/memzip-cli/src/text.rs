@@ -39,9 +39,7 @@ impl Table {
     /// trailing blanks.
     pub fn render(&self) -> String {
         let widths: Vec<usize> = (0..self.header.len())
-            .map(|c| {
-                std::iter::once(&self.header).chain(&self.rows).map(|r| r[c].chars().count()).max().unwrap_or(0)
-            })
+            .map(|c| std::iter::once(&self.header).chain(&self.rows).map(|r| r[c].chars().count()).max().unwrap_or(0))
             .collect();
         let mut out = String::new();
         for row in std::iter::once(&self.header).chain(&self.rows) {

@@ -85,8 +85,14 @@ fn analyze_matches_the_library_on_the_same_blocks() {
         // The Shannon bound is the library's over the same blocks.
         for got in &analysis.shannon {
             let bound = shannon_bound(blocks.iter().map(Vec::as_slice), got.symbol_bits).unwrap();
-            assert_eq!((got.blocks, got.complete, got.symbols, got.distinct), (ANALYSED, true, bound.symbols, bound.distinct));
-            assert_eq!((got.entropy_bits, got.positional_entropy_bits), (bound.entropy_bits, bound.positional_entropy_bits));
+            assert_eq!(
+                (got.blocks, got.complete, got.symbols, got.distinct),
+                (ANALYSED, true, bound.symbols, bound.distinct)
+            );
+            assert_eq!(
+                (got.entropy_bits, got.positional_entropy_bits),
+                (bound.entropy_bits, bound.positional_entropy_bits)
+            );
         }
         let bits: Vec<u32> = analysis.shannon.iter().map(|b: &ShannonResult| b.symbol_bits).collect();
         assert_eq!(bits, [4, 8, 16, 32]);
@@ -147,11 +153,17 @@ fn cli_prints_a_table_and_writes_the_same_json() {
     assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc+bdi"]);
 
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines[0].starts_with(&format!("trace {}: 128-byte blocks, MAG 32 B; 600 records", trace.display())), "{stdout}");
+    assert!(
+        lines[0].starts_with(&format!("trace {}: 128-byte blocks, MAG 32 B; 600 records", trace.display())),
+        "{stdout}"
+    );
     assert!(lines[0].ends_with("360 write+memcpy blocks analysed"), "{stdout}");
     let header: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(header, ["codec", "blocks", "compressed", "raw", "CR", "eff", "CR", "32B", "64B", "96B", "128B"]);
-    assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["none", "360", "0.0%", "1.000", "1.000", "0.0%", "0.0%", "0.0%", "100.0%"]);
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["none", "360", "0.0%", "1.000", "1.000", "0.0%", "0.0%", "0.0%", "100.0%"]
+    );
     // Every number in the bdi row is the JSON's, formatted.
     let bdi = &t["codecs"][1];
     let row: Vec<&str> = lines[3].split_whitespace().collect();
@@ -259,15 +271,30 @@ fn cli_profiles_then_analyzes_offline() {
     let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
     assert_eq!(parsed["symbol_bits"], 8);
 
-    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8,e2mc4", "--e2mc-table", table.to_str().unwrap(), "--e2mc-sample-blocks", "10", "--shannon-bits", "8"]);
+    let out = memzip(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--codecs",
+        "e2mc8,e2mc4",
+        "--e2mc-table",
+        table.to_str().unwrap(),
+        "--e2mc-sample-blocks",
+        "10",
+        "--shannon-bits",
+        "8",
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("E2MC code tables: e2mc8: offline table; e2mc4: sampled the first 10 blocks online"), "{stdout}");
+    assert!(
+        stdout.contains("E2MC code tables: e2mc8: offline table; e2mc4: sampled the first 10 blocks online"),
+        "{stdout}"
+    );
     assert!(stdout.contains("\n8-bit "), "{stdout}");
     assert!(!stdout.contains("\n16-bit "), "{stdout}");
 
     std::fs::write(&table, "{\"symbol_bits\": 8}").unwrap();
-    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8", "--e2mc-table", table.to_str().unwrap()]);
+    let out =
+        memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8", "--e2mc-table", table.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.starts_with(&format!("memzip: error: {}: ", table.display())), "{stderr}");
 }

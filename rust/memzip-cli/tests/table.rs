@@ -78,7 +78,10 @@ fn prints_csv_at_full_precision() {
             4.0 / 3.0
         )
     );
-    assert_eq!(lines[6], format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,{},{},,0,0,,", 10240.0 / 7680.0, 1280.0 / 1120.0));
+    assert_eq!(
+        lines[6],
+        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,{},{},,0,0,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
+    );
     assert_eq!(lines.len(), 7);
 }
 
@@ -149,13 +152,19 @@ fn errors_name_the_file_and_what_is_missing() {
     let err = error_of(&[&run]);
     assert_eq!(
         err,
-        format!("memzip: error: {}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)\n", run.join("sim.log").display())
+        format!(
+            "memzip: error: {}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)\n",
+            run.join("sim.log").display()
+        )
     );
 
     let run = copy_run("bfs-mag_bdi", &tmp);
     std::fs::write(run.join("run.json"), "{\"program\": \"bfs\", \"output_ok\": \"yes\"}").unwrap();
     let err = error_of(&[&run]);
-    assert!(err.contains(&format!("{}: field `output_ok` is not true or false", run.join("run.json").display())), "{err}");
+    assert!(
+        err.contains(&format!("{}: field `output_ok` is not true or false", run.join("run.json").display())),
+        "{err}"
+    );
 
     let err = error_of(&[&tmp.join("absent")]);
     assert!(err.contains("absent: not a run directory"), "{err}");
