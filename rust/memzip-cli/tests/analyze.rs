@@ -175,6 +175,21 @@ fn cli_prints_a_table_and_writes_the_same_json() {
 }
 
 #[test]
+fn json_dash_goes_to_stdout_alone() {
+    let dir = common::temp_dir("analyze-json-stdout");
+    let trace = dir.join("t.mzt");
+    common::write_trace(&trace, 50, 64, false);
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "mag_bdi", "--json", "-", "--shannon-bits", "16"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is only JSON");
+    let t = &report["traces"][0];
+    assert_eq!((t["block_bytes"].as_u64(), t["blocks"].as_u64()), (Some(64), Some(30)));
+    assert_eq!(t["codecs"][0]["codec"], "mag_bdi");
+    assert_eq!(t["shannon"][0]["symbol_bits"], 16);
+    assert_eq!(report["shannon_bits"], serde_json::json!([16]));
+}
+
+#[test]
 fn truncated_trace_is_an_error_naming_the_file() {
     let dir = common::temp_dir("analyze-truncated");
     let trace = dir.join("cut.mzt");
