@@ -1,0 +1,642 @@
+//! `memzip analyze`: every codec evaluated offline on the same blocks of a
+//! `-memzip_trace` file, in one streaming pass.
+//!
+//! # Which blocks
+//! DRAM stores what is written to it: kernel write-backs and host-to-device
+//! copies. Those are the blocks the memory controller compresses, so they are
+//! the ones analysed by default. A read re-reads a block that was written
+//! (or never written: zeros), so counting reads would weigh each stored block
+//! by how often it is read; `include_reads` does that when asked (a view of
+//! read traffic rather than of stored data).
+//!
+//! # Streaming and parallelism
+//! One reader thread decodes the trace into chunks of `chunk_blocks` blocks
+//! and hands them over a channel that holds two chunks, so memory stays at a
+//! few chunks whatever the trace size. Codecs are stateful (the adaptive
+//! selector samples, E2MC learns its code online), so every codec instance
+//! must see the blocks in trace order: each chunk is fed to all codecs in
+//! parallel (rayon, one task per codec), and within a codec block by block.
+//!
+//! # Online sampling
+//! After `sample_blocks` analysed blocks every codec's
+//! [`Codec::end_sampling`] is called once (codecs that do not sample ignore
+//! it; E2MC builds its code table from the blocks seen so far, as its online
+//! mode does in the simulator). A trace with fewer blocks never ends
+//! sampling, which the result records. With an offline table
+//! (`e2mc_table`) sampling is not ended at all.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::Path;
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread;
+
+use memzip::codec::e2mc::CodeTable;
+use memzip::codec::registry::{build, CodecSpec};
+use memzip::trace::{AccessKind, TraceReader};
+use memzip::{Codec, CompressedBlock, Geometry};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
+use crate::text::{fmt_opt, Align, Table};
+
+/// Blocks per chunk handed from the reader to the codecs.
+pub const DEFAULT_CHUNK_BLOCKS: usize = 4096;
+/// Analysed blocks after which online sampling ends.
+pub const DEFAULT_SAMPLE_BLOCKS: u64 = 100_000;
+/// Chunks in flight between the reader and the codecs.
+const CHANNEL_CHUNKS: usize = 2;
+
+/// What to analyse and how.
+#[derive(Debug, Clone)]
+pub struct AnalyzeOptions {
+    /// Codec specs (`name[:key=value,...]`), evaluated side by side.
+    pub codecs: Vec<String>,
+    pub mag_bytes: usize,
+    /// Analyse reads too (default: write-backs and copies only).
+    pub include_reads: bool,
+    pub chunk_blocks: usize,
+    /// Analysed blocks after which `end_sampling` is called.
+    pub sample_blocks: u64,
+    /// An E2MC code table (offline probabilities) for the `e2mc<bits>`
+    /// codecs of its symbol length.
+    pub e2mc_table: Option<OfflineTable>,
+    /// Decompress every block and compare it with the original.
+    pub verify: bool,
+    /// Symbol lengths to compute the Shannon bound at.
+    pub shannon_bits: Vec<u32>,
+    /// Cap on distinct 32-bit values counted for the 32-bit bound.
+    pub shannon_max_distinct: usize,
+}
+
+/// An E2MC code table file's text and the symbol length it codes.
+#[derive(Debug, Clone)]
+pub struct OfflineTable {
+    pub symbol_bits: u32,
+    pub json: String,
+}
+
+impl OfflineTable {
+    /// Checks the table (the library validates its codes) and notes its length.
+    pub fn parse(json: String) -> Result<Self, String> {
+        let table = CodeTable::from_json(&json).map_err(|e| e.to_string())?;
+        Ok(OfflineTable { symbol_bits: table.symbol_bits, json })
+    }
+
+    /// The codec this table is for.
+    pub fn codec_name(&self) -> String {
+        format!("e2mc{}", self.symbol_bits)
+    }
+}
+
+impl AnalyzeOptions {
+    pub fn new(codecs: Vec<String>) -> Self {
+        AnalyzeOptions {
+            codecs,
+            mag_bytes: Geometry::default().mag_bytes(),
+            include_reads: false,
+            chunk_blocks: DEFAULT_CHUNK_BLOCKS,
+            sample_blocks: DEFAULT_SAMPLE_BLOCKS,
+            e2mc_table: None,
+            verify: false,
+            shannon_bits: SYMBOL_BITS.to_vec(),
+            shannon_max_distinct: DEFAULT_MAX_DISTINCT,
+        }
+    }
+
+    fn analysed_kinds(&self) -> Vec<&'static str> {
+        let mut kinds = vec!["write", "memcpy"];
+        if self.include_reads {
+            kinds.insert(0, "read");
+        }
+        kinds
+    }
+}
+
+/// Splits a `--codecs` list. Knob lists use commas too
+/// (`adaptive:lambda=6,candidates=fpc+bdi`), so a piece that starts with
+/// `key=` continues the previous spec instead of naming a codec.
+pub fn split_codec_list(list: &str) -> Vec<String> {
+    let mut specs: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let continues_knobs = piece
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        match specs.last_mut() {
+            Some(last) if continues_knobs => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => specs.push(piece.to_string()),
+        }
+    }
+    specs
+}
+
+/// Records of each kind in a trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct KindCounts {
+    pub read: u64,
+    pub write: u64,
+    pub memcpy: u64,
+}
+
+impl KindCounts {
+    fn count(&mut self, kind: AccessKind) {
+        match kind {
+            AccessKind::Read => self.read += 1,
+            AccessKind::Write => self.write += 1,
+            AccessKind::Memcpy => self.memcpy += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.read + self.write + self.memcpy
+    }
+}
+
+/// One codec's results on one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodecResult {
+    /// The spec as given (`name[:knobs]`).
+    pub codec: String,
+    pub blocks: u64,
+    /// Blocks stored with an encoding other than uncompressed.
+    pub compressed_blocks: u64,
+    pub compressed_fraction: Option<f64>,
+    pub uncompressed_bits: u64,
+    /// Sum of exact compressed sizes.
+    pub compressed_bits: u64,
+    /// Sum of sizes rounded up to the MAG (what DRAM moves).
+    pub mag_bytes: u64,
+    /// `uncompressed_bits / compressed_bits`.
+    pub raw_compression_ratio: Option<f64>,
+    /// Block bytes over MAG-rounded bytes (paper 002 Section III).
+    pub effective_compression_ratio: Option<f64>,
+    /// Blocks per stored size in bytes at the MAG, every multiple of the MAG
+    /// up to the block size listed (zeros included).
+    pub mag_size_histogram: BTreeMap<usize, u64>,
+    /// Blocks per encoding name.
+    pub encodings: BTreeMap<String, u64>,
+    /// Analysed blocks seen before `end_sampling` was called; `None` when it
+    /// was not (offline table, or a trace shorter than the sampling phase).
+    pub sampling_ended_after_blocks: Option<u64>,
+    /// The codec started from the offline E2MC table (`e2mc_table`).
+    pub offline_table: bool,
+    /// Blocks decompressed and compared (`verify`).
+    pub verified_blocks: u64,
+}
+
+/// Everything `analyze` found in one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceAnalysis {
+    pub trace: String,
+    pub block_bytes: usize,
+    pub mag_bytes: usize,
+    /// Every record in the trace, by kind.
+    pub records: KindCounts,
+    pub analysed_kinds: Vec<&'static str>,
+    /// Blocks fed to each codec.
+    pub blocks: u64,
+    pub codecs: Vec<CodecResult>,
+    /// The Shannon bound of the analysed blocks per symbol length.
+    pub shannon: Vec<ShannonResult>,
+}
+
+/// Consecutive analysed blocks, `block_bytes` each, back to back.
+pub(crate) struct Chunk {
+    /// Index (among analysed blocks) of the first block.
+    first: u64,
+    data: Vec<u8>,
+    block_bytes: usize,
+}
+
+impl Chunk {
+    pub(crate) fn blocks(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        (self.first..).zip(self.data.chunks_exact(self.block_bytes))
+    }
+}
+
+/// Sums over the blocks one codec stored.
+#[derive(Debug, Default)]
+struct Tally {
+    blocks: u64,
+    compressed_blocks: u64,
+    compressed_bits: u64,
+    mag_bytes: u64,
+    /// Blocks per encoding id.
+    by_encoding: Vec<u64>,
+    /// Blocks per burst count (index = bursts).
+    by_bursts: Vec<u64>,
+    verified: u64,
+}
+
+impl Tally {
+    fn record(&mut self, block: &CompressedBlock) {
+        self.blocks += 1;
+        self.compressed_blocks += block.is_compressed() as u64;
+        self.compressed_bits += block.compressed_bits as u64;
+        self.mag_bytes += block.mag_bytes as u64;
+        bump(&mut self.by_encoding, block.encoding as usize);
+        bump(&mut self.by_bursts, block.burst_count);
+    }
+}
+
+fn bump(counts: &mut Vec<u64>, index: usize) {
+    if counts.len() <= index {
+        counts.resize(index + 1, 0);
+    }
+    counts[index] += 1;
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (num > 0 && den > 0).then(|| num as f64 / den as f64)
+}
+
+/// One codec instance working through a trace in order.
+struct CodecRun {
+    spec: String,
+    codec: Box<dyn Codec>,
+    /// Index of the analysed block before which sampling ends.
+    end_sampling_at: Option<u64>,
+    sampling_ended_after: Option<u64>,
+    offline_table: bool,
+    verify: bool,
+    tally: Tally,
+}
+
+impl CodecRun {
+    fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions) -> Result<Self, String> {
+        let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
+        // The offline table replaces online sampling for the codec of its
+        // symbol length, unless the spec chose a sampling mode itself.
+        let offline_table = match &options.e2mc_table {
+            Some(table) if spec.name == table.codec_name() && !spec.has("sampling") => {
+                spec.set("sampling", "offline");
+                spec.table_json = Some(table.json.clone());
+                true
+            }
+            _ => false,
+        };
+        let codec = build(&spec).map_err(|e| e.to_string())?;
+        Ok(CodecRun {
+            spec: spec_text.to_string(),
+            codec,
+            end_sampling_at: (!offline_table).then_some(options.sample_blocks),
+            sampling_ended_after: None,
+            offline_table,
+            verify: options.verify,
+            tally: Tally::default(),
+        })
+    }
+
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+        for (index, block) in chunk.blocks() {
+            if self.end_sampling_at == Some(index) {
+                self.codec
+                    .end_sampling()
+                    .map_err(|e| format!("codec {}: end of sampling after {index} blocks failed: {e}", self.spec))?;
+                self.sampling_ended_after = Some(index);
+            }
+            let compressed = self
+                .codec
+                .compress(block)
+                .map_err(|e| format!("codec {} failed on analysed block {index}: {e}", self.spec))?;
+            if self.verify {
+                self.check_round_trip(index, block, &compressed)?;
+            }
+            self.tally.record(&compressed);
+        }
+        Ok(())
+    }
+
+    fn check_round_trip(&mut self, index: u64, block: &[u8], compressed: &CompressedBlock) -> Result<(), String> {
+        let decoded = self
+            .codec
+            .decompress(compressed)
+            .map_err(|e| format!("codec {}: analysed block {index} does not decompress: {e}", self.spec))?;
+        if decoded != block {
+            return Err(format!("codec {}: analysed block {index} decompresses to different bytes", self.spec));
+        }
+        self.tally.verified += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> CodecResult {
+        let geometry = self.codec.geometry();
+        let names = self.codec.encoding_names();
+        let t = self.tally;
+        let uncompressed_bits = t.blocks * geometry.block_bits() as u64;
+        let mut histogram: BTreeMap<usize, u64> =
+            (1..=geometry.block_bursts()).map(|bursts| (bursts * geometry.mag_bytes(), 0)).collect();
+        for (bursts, &count) in t.by_bursts.iter().enumerate().filter(|&(_, &c)| c > 0) {
+            *histogram.entry(bursts * geometry.mag_bytes()).or_insert(0) += count;
+        }
+        let encodings = t
+            .by_encoding
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(id, &count)| (names.get(id).cloned().unwrap_or_else(|| format!("encoding {id}")), count))
+            .collect();
+        CodecResult {
+            codec: self.spec,
+            blocks: t.blocks,
+            compressed_blocks: t.compressed_blocks,
+            compressed_fraction: (t.blocks > 0).then(|| t.compressed_blocks as f64 / t.blocks as f64),
+            uncompressed_bits,
+            compressed_bits: t.compressed_bits,
+            mag_bytes: t.mag_bytes,
+            raw_compression_ratio: ratio(uncompressed_bits, t.compressed_bits),
+            effective_compression_ratio: ratio(uncompressed_bits / 8, t.mag_bytes),
+            mag_size_histogram: histogram,
+            encodings,
+            sampling_ended_after_blocks: self.sampling_ended_after,
+            offline_table: self.offline_table,
+            verified_blocks: t.verified,
+        }
+    }
+}
+
+pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
+    let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
+    TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads the analysed blocks of a trace into chunks and sends them; stops
+/// early (without error) when the receiver has gone.
+fn read_chunks(
+    path: &Path,
+    reader: TraceReader<File>,
+    include_reads: bool,
+    chunk_blocks: usize,
+    sender: SyncSender<Chunk>,
+) -> Result<KindCounts, String> {
+    let block_bytes = reader.block_bytes();
+    let chunk_bytes = chunk_blocks.max(1) * block_bytes;
+    let mut counts = KindCounts::default();
+    let mut analysed = 0u64;
+    let mut data = Vec::with_capacity(chunk_bytes);
+    let mut first = 0u64;
+    for record in reader {
+        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+        counts.count(record.kind);
+        if record.kind == AccessKind::Read && !include_reads {
+            continue;
+        }
+        data.extend_from_slice(&record.data);
+        analysed += 1;
+        if data.len() >= chunk_bytes {
+            let full = std::mem::replace(&mut data, Vec::with_capacity(chunk_bytes));
+            if sender.send(Chunk { first, data: full, block_bytes }).is_err() {
+                return Ok(counts);
+            }
+            first = analysed;
+        }
+    }
+    if !data.is_empty() {
+        let _ = sender.send(Chunk { first, data, block_bytes });
+    }
+    Ok(counts)
+}
+
+/// Streams the analysed blocks of an opened trace to `consume`, chunk by
+/// chunk in trace order, while a second thread reads ahead (at most
+/// [`CHANNEL_CHUNKS`] chunks). Returns the records per kind and the number of
+/// analysed blocks; errors (the trace's or `consume`'s) name the file.
+pub(crate) fn stream_blocks(
+    path: &Path,
+    reader: TraceReader<File>,
+    include_reads: bool,
+    chunk_blocks: usize,
+    mut consume: impl FnMut(&Chunk) -> Result<(), String>,
+) -> Result<(KindCounts, u64), String> {
+    let block_bytes = reader.block_bytes();
+    thread::scope(|scope| {
+        let (sender, receiver) = sync_channel(CHANNEL_CHUNKS);
+        let reading = scope.spawn(move || read_chunks(path, reader, include_reads, chunk_blocks, sender));
+        let mut blocks = 0u64;
+        let mut consume_error = None;
+        for chunk in receiver.iter() {
+            if let Err(e) = consume(&chunk) {
+                consume_error = Some(format!("{}: {e}", path.display()));
+                break;
+            }
+            blocks += (chunk.data.len() / block_bytes) as u64;
+        }
+        // Dropping the receiver lets a reader blocked on a full channel stop.
+        drop(receiver);
+        let counts = reading.join().map_err(|_| format!("{}: trace reader thread panicked", path.display()))?;
+        match consume_error {
+            Some(e) => Err(e),
+            None => Ok((counts?, blocks)),
+        }
+    })
+}
+
+/// One unit of parallel work: every task sees every chunk, in order.
+enum Task {
+    Codec(Box<CodecRun>),
+    Shannon(Box<ShannonRun>),
+}
+
+impl Task {
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+        match self {
+            Task::Codec(run) => run.feed(chunk),
+            Task::Shannon(run) => {
+                chunk.blocks().for_each(|(_, block)| run.feed(block));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Analyses one trace with fresh codec instances.
+pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
+    let reader = open_trace(path)?;
+    let block_bytes = reader.block_bytes();
+    let geometry = Geometry::new(block_bytes, options.mag_bytes).map_err(|e| {
+        format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes)
+    })?;
+    let mut tasks = Vec::new();
+    for spec in &options.codecs {
+        tasks.push(Task::Codec(Box::new(CodecRun::new(spec, geometry, options)?)));
+    }
+    for &bits in &options.shannon_bits {
+        tasks.push(Task::Shannon(Box::new(ShannonRun::new(bits, options.shannon_max_distinct)?)));
+    }
+    let (counts, blocks) = stream_blocks(path, reader, options.include_reads, options.chunk_blocks, |chunk| {
+        tasks.par_iter_mut().try_for_each(|task| task.feed(chunk))
+    })?;
+
+    let mut codecs = Vec::new();
+    let mut shannon = Vec::new();
+    for task in tasks {
+        match task {
+            Task::Codec(run) => codecs.push(run.finish()),
+            Task::Shannon(run) => shannon.push(run.finish()),
+        }
+    }
+    Ok(TraceAnalysis {
+        trace: path.display().to_string(),
+        block_bytes,
+        mag_bytes: options.mag_bytes,
+        records: counts,
+        analysed_kinds: options.analysed_kinds(),
+        blocks,
+        codecs,
+        shannon,
+    })
+}
+
+/// Analyses each trace in turn (each with fresh codecs: one trace is one run).
+pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
+    if options.codecs.is_empty() && options.shannon_bits.is_empty() {
+        return Err("nothing to analyse: no codecs and no Shannon bound".to_string());
+    }
+    if let Some(table) = &options.e2mc_table {
+        let name = table.codec_name();
+        if !options.codecs.iter().any(|spec| spec.split(':').next() == Some(name.as_str())) {
+            return Err(format!(
+                "the E2MC table codes {}-bit symbols but no {name} codec is analysed (add it to --codecs)",
+                table.symbol_bits
+            ));
+        }
+    }
+    paths.iter().map(|path| analyze_trace(path.as_ref(), options)).collect()
+}
+
+/// The text report of one trace: a header line and one row per codec.
+pub fn render_text(analysis: &TraceAnalysis) -> String {
+    let r = &analysis.records;
+    let mut out = format!(
+        "trace {}: {}-byte blocks, MAG {} B; {} records (read {}, write {}, memcpy {}); {} {} blocks analysed\n",
+        analysis.trace,
+        analysis.block_bytes,
+        analysis.mag_bytes,
+        r.total(),
+        r.read,
+        r.write,
+        r.memcpy,
+        analysis.blocks,
+        analysis.analysed_kinds.join("+"),
+    );
+    let sizes: Vec<usize> =
+        analysis.codecs.first().map(|c| c.mag_size_histogram.keys().copied().collect()).unwrap_or_default();
+    let size_names: Vec<String> = sizes.iter().map(|s| format!("{s}B")).collect();
+    let mut columns = vec![
+        ("codec", Align::Left),
+        ("blocks", Align::Right),
+        ("compressed", Align::Right),
+        ("raw CR", Align::Right),
+        ("eff CR", Align::Right),
+    ];
+    columns.extend(size_names.iter().map(|name| (name.as_str(), Align::Right)));
+    let mut table = Table::new(&columns);
+    for c in &analysis.codecs {
+        let share = |count: u64| percent(count, c.blocks);
+        let mut row = vec![
+            c.codec.clone(),
+            c.blocks.to_string(),
+            share(c.compressed_blocks),
+            fmt_opt(c.raw_compression_ratio, 3),
+            fmt_opt(c.effective_compression_ratio, 3),
+        ];
+        row.extend(sizes.iter().map(|size| share(c.mag_size_histogram.get(size).copied().unwrap_or(0))));
+        table.push(row);
+    }
+    out.push_str(&table.render());
+    out.push_str(&sampling_note(&analysis.codecs));
+    out.push_str(&shannon_text(&analysis.shannon));
+    out
+}
+
+/// How each E2MC codec got its code table, one line (empty without E2MC).
+fn sampling_note(codecs: &[CodecResult]) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for c in codecs.iter().filter(|c| c.codec.contains("e2mc")) {
+        let how = match (c.offline_table, c.sampling_ended_after_blocks) {
+            (true, _) => "offline table".to_string(),
+            (false, Some(n)) => format!("sampled the first {n} blocks online (stored uncompressed), then coded"),
+            (false, None) => {
+                "never left online sampling (trace shorter than --e2mc-sample-blocks): all uncompressed".to_string()
+            }
+        };
+        match groups.iter_mut().find(|(h, _)| *h == how) {
+            Some((_, names)) => names.push(&c.codec),
+            None => groups.push((how, vec![&c.codec])),
+        }
+    }
+    if groups.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = groups.iter().map(|(how, names)| format!("{}: {how}", names.join(" "))).collect();
+    format!("E2MC code tables: {}\n", parts.join("; "))
+}
+
+/// The Shannon bound table (empty when none was computed).
+fn shannon_text(bounds: &[ShannonResult]) -> String {
+    if bounds.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new(&[
+        ("symbol", Align::Left),
+        ("entropy bits/symbol", Align::Right),
+        ("ideal CR", Align::Right),
+        ("per-position ideal CR", Align::Right),
+        ("distinct values", Align::Right),
+        ("blocks", Align::Right),
+    ]);
+    for b in bounds {
+        table.push(vec![
+            format!("{}-bit", b.symbol_bits),
+            format!("{:.4}", b.entropy_bits),
+            fmt_opt(Some(b.ideal_ratio), 3),
+            fmt_opt(Some(b.positional_ideal_ratio), 3),
+            b.distinct.to_string(),
+            if b.complete { b.blocks.to_string() } else { format!("{} (first; distinct-value cap)", b.blocks) },
+        ]);
+    }
+    format!("Shannon bound (order-0 entropy of the analysed blocks, paper 000 Section V-A):\n{}", table.render())
+}
+
+/// `count` as a percentage of `total` with one decimal, `-` when `total` is 0.
+fn percent(count: u64, total: u64) -> String {
+    if total == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * count as f64 / total as f64)
+    }
+}
+
+/// The JSON document `--json` writes.
+#[derive(Debug, Serialize)]
+pub struct AnalyzeReport<'a> {
+    pub codecs: &'a [String],
+    pub include_reads: bool,
+    /// Analysed blocks after which `end_sampling` is called (online sampling;
+    /// not for the codec that uses the offline table).
+    pub sample_blocks: u64,
+    /// The offline E2MC table file.
+    pub e2mc_table: Option<String>,
+    pub shannon_bits: &'a [u32],
+    pub traces: &'a [TraceAnalysis],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codec_lists_keep_knob_commas() {
+        assert_eq!(split_codec_list("none,bdi, fpc"), vec!["none", "bdi", "fpc"]);
+        assert_eq!(
+            split_codec_list("bdi,adaptive:lambda=6,candidates=fpc:variant=paper004+bdi,cpack"),
+            vec!["bdi", "adaptive:lambda=6,candidates=fpc:variant=paper004+bdi", "cpack"]
+        );
+        assert_eq!(split_codec_list("e2mc16:pdw=4,mfv=512"), vec!["e2mc16:pdw=4,mfv=512"]);
+        assert_eq!(split_codec_list(""), Vec::<String>::new());
+    }
+}

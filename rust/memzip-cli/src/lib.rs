@@ -1,0 +1,14 @@
+//! The `memzip` command's logic, as a library so tests can call it directly.
+//!
+//! - [`analyze`]: offline codec evaluation of `-memzip_trace` files.
+//! - [`profile`]: E2MC code tables from traces (offline mode).
+//! - [`shannon`]: the Shannon bound per symbol length, streaming.
+//! - [`table`]: the comparison table of simulator run directories.
+
+#![forbid(unsafe_code)]
+
+pub mod analyze;
+pub mod profile;
+pub mod shannon;
+pub mod table;
+pub mod text;

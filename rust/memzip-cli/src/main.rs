@@ -1,0 +1,224 @@
+//! `memzip`: offline codec analysis of DRAM block traces, and tables of
+//! simulator runs. Errors go to stderr as one line naming the file, exit 1.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use memzip::codec::registry::codec_names;
+use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
+use memzip_cli::profile::{self, ProfileOptions};
+use memzip_cli::shannon;
+use memzip_cli::table;
+
+#[derive(Parser)]
+#[command(name = "memzip", version, about = "GPU memory-compression research tool")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate codecs offline on the blocks of -memzip_trace files (one pass per trace).
+    Analyze(AnalyzeArgs),
+    /// Build an E2MC code table from the blocks of traces (offline probabilities, paper 000).
+    E2mcProfile(ProfileArgs),
+    /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
+    Table(TableArgs),
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// Trace files written by the simulator's -memzip_trace.
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc+bdi`).
+    /// Default: every registered codec.
+    #[arg(long)]
+    codecs: Vec<String>,
+    /// Memory access granularity in bytes (16, 32 or 64).
+    #[arg(long, default_value_t = 32)]
+    mag_bytes: usize,
+    /// Also analyse blocks read from DRAM (default: write-backs and host-to-device copies,
+    /// the blocks DRAM stores).
+    #[arg(long)]
+    include_reads: bool,
+    /// Online sampling: call end_sampling() on every codec after this many analysed blocks
+    /// (E2MC builds its code table then; other codecs ignore it).
+    #[arg(long, default_value_t = analyze::DEFAULT_SAMPLE_BLOCKS)]
+    e2mc_sample_blocks: u64,
+    /// Offline E2MC code table (JSON from `memzip e2mc-profile`): the e2mc codec of its symbol
+    /// length starts from it instead of sampling online.
+    #[arg(long)]
+    e2mc_table: Option<PathBuf>,
+    /// Symbol lengths for the Shannon bound, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = shannon::SYMBOL_BITS)]
+    shannon_bits: Vec<u32>,
+    /// Skip the Shannon bound.
+    #[arg(long, conflicts_with = "shannon_bits")]
+    no_shannon: bool,
+    /// Distinct 32-bit values counted for the 32-bit bound before counting stops (bounds memory).
+    #[arg(long, default_value_t = shannon::DEFAULT_MAX_DISTINCT)]
+    shannon_max_distinct: usize,
+    /// Decompress every block and check it equals the original.
+    #[arg(long)]
+    verify: bool,
+    /// Also write the results as JSON to this file (`-`: stdout, instead of the text table).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Blocks read per chunk (memory use is a few chunks).
+    #[arg(long, default_value_t = analyze::DEFAULT_CHUNK_BLOCKS)]
+    chunk_blocks: usize,
+    /// Worker threads for the codecs (0: one per core).
+    #[arg(short, long, default_value_t = 0)]
+    jobs: usize,
+}
+
+#[derive(Args)]
+struct ProfileArgs {
+    /// Trace files to sample (all of them, in order, into one table).
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    /// Where to write the table (JSON).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Symbol length: 4, 8, 16 or 32.
+    #[arg(long, default_value_t = 16)]
+    symbol_bits: u32,
+    /// Most frequent values given codes (16/32-bit symbols).
+    #[arg(long, default_value_t = memzip::codec::e2mc::table::DEFAULT_MFV)]
+    mfv: usize,
+    /// Also sample blocks read from DRAM.
+    #[arg(long)]
+    include_reads: bool,
+}
+
+#[derive(Args)]
+struct TableArgs {
+    /// Run directories, each with stats.json, sim.log and optionally run.json.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Print CSV instead of the aligned table.
+    #[arg(long)]
+    csv: bool,
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
+    if args.jobs > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(args.jobs)
+            .build_global()
+            .map_err(|e| format!("cannot start {} worker threads: {e}", args.jobs))?;
+    }
+    let codecs: Vec<String> = if args.codecs.is_empty() {
+        codec_names().into_iter().map(String::from).collect()
+    } else {
+        args.codecs.iter().flat_map(|list| analyze::split_codec_list(list)).collect()
+    };
+    let mut options = AnalyzeOptions::new(codecs);
+    options.mag_bytes = args.mag_bytes;
+    options.include_reads = args.include_reads;
+    options.chunk_blocks = args.chunk_blocks;
+    options.sample_blocks = args.e2mc_sample_blocks;
+    options.verify = args.verify;
+    options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
+    options.shannon_max_distinct = args.shannon_max_distinct;
+    if let Some(path) = &args.e2mc_table {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;
+        options.e2mc_table = Some(OfflineTable::parse(text).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    let analyses = analyze::analyze(&args.traces, &options)?;
+
+    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if !json_to_stdout {
+        let text: Vec<String> = analyses.iter().map(analyze::render_text).collect();
+        print!("{}", text.join("\n"));
+    }
+    if let Some(path) = &args.json {
+        let report = AnalyzeReport {
+            codecs: &options.codecs,
+            include_reads: options.include_reads,
+            sample_blocks: options.sample_blocks,
+            e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
+            shannon_bits: &options.shannon_bits,
+            traces: &analyses,
+        };
+        let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize results: {e}"))? + "\n";
+        if json_to_stdout {
+            print!("{json}");
+        } else {
+            write_atomically(path, json.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half a file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+fn run_profile(args: ProfileArgs) -> Result<(), String> {
+    let mut options = ProfileOptions::new(args.symbol_bits);
+    options.mfv = args.mfv;
+    options.include_reads = args.include_reads;
+    let profile = profile::profile(&args.traces, &options)?;
+    write_atomically(&args.output, (profile.table.to_json() + "\n").as_bytes())?;
+    let b = &profile.bound;
+    let codes = if profile.table.mfv.is_empty() {
+        format!("{} per-position codes", profile.table.position_lengths.len())
+    } else {
+        format!("{} MFVs + escape", profile.table.mfv.len())
+    };
+    println!(
+        "e2mc{} table ({codes}) from {} blocks of {} trace(s) written to {}; sample entropy {:.4} bits/symbol \
+         (ideal CR {:.3}, per-position {:.3}); use it with `memzip analyze --e2mc-table` or \
+         -memzip_e2mc_sampling offline:<file>",
+        args.symbol_bits,
+        profile.blocks,
+        args.traces.len(),
+        args.output.display(),
+        b.entropy_bits,
+        b.ideal_ratio,
+        b.positional_ideal_ratio,
+    );
+    Ok(())
+}
+
+fn run_table(args: TableArgs) -> Result<(), String> {
+    let rows = table::load_rows(&args.runs)?;
+    if args.csv {
+        print!("{}", table::render_csv(&rows));
+    } else {
+        print!("{}", table::render_text(&rows));
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Analyze(args) => run_analyze(args),
+        Command::E2mcProfile(args) => run_profile(args),
+        Command::Table(args) => run_table(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("memzip: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! `memzip e2mc-profile`: an E2MC code table from the blocks of traces, for
+//! E2MC's offline mode (paper 000 Section III-B2: profile one run, then
+//! simulate with the table as fixed probabilities).
+//!
+//! Every analysed block (write-backs and copies; reads with
+//! `include_reads`, as in `analyze`) of every trace, in order, goes into one
+//! E2MC [`Sampler`]; its `build_table` makes the table the online mode would
+//! have built had it sampled the whole run. 4/8/16-bit samplers have fixed
+//! size tables; the 32-bit sampler keeps one counter per distinct value, so
+//! its memory grows with the data's distinct words.
+
+use std::path::Path;
+
+use memzip::codec::e2mc::{CodeTable, Sampler, ShannonBound};
+
+use crate::analyze::{open_trace, stream_blocks, DEFAULT_CHUNK_BLOCKS};
+
+/// What to profile.
+#[derive(Debug, Clone)]
+pub struct ProfileOptions {
+    pub symbol_bits: u32,
+    /// Most frequent values given codes (16/32-bit symbols).
+    pub mfv: usize,
+    pub include_reads: bool,
+    pub chunk_blocks: usize,
+}
+
+impl ProfileOptions {
+    pub fn new(symbol_bits: u32) -> Self {
+        ProfileOptions {
+            symbol_bits,
+            mfv: memzip::codec::e2mc::table::DEFAULT_MFV,
+            include_reads: false,
+            chunk_blocks: DEFAULT_CHUNK_BLOCKS,
+        }
+    }
+}
+
+/// The table and what it was built from.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub table: CodeTable,
+    /// Blocks sampled, over all traces.
+    pub blocks: u64,
+    /// The Shannon bound of the sample at the table's symbol length.
+    pub bound: ShannonBound,
+}
+
+/// Samples every analysed block of `paths` and builds the code table.
+pub fn profile<P: AsRef<Path>>(paths: &[P], options: &ProfileOptions) -> Result<Profile, String> {
+    let mut sampler = Sampler::new(options.symbol_bits).map_err(|e| e.to_string())?;
+    let mut blocks = 0;
+    for path in paths {
+        let path = path.as_ref();
+        let reader = open_trace(path)?;
+        let (_, sampled) = stream_blocks(path, reader, options.include_reads, options.chunk_blocks, |chunk| {
+            chunk.blocks().for_each(|(_, block)| sampler.feed(block));
+            Ok(())
+        })?;
+        blocks += sampled;
+    }
+    if blocks == 0 {
+        return Err("no blocks to profile: the traces hold no write-backs or copies (try --include-reads)".to_string());
+    }
+    let table = sampler.build_table(options.mfv).map_err(|e| e.to_string())?;
+    Ok(Profile { table, blocks, bound: ShannonBound::of_sampler(&sampler) })
+}

@@ -1,0 +1,359 @@
+//! `memzip table`: the comparison table of simulator runs.
+//!
+//! A run directory holds
+//! - `stats.json`, written by the simulator's `-memzip_stats_json`:
+//!   `{"total": <McStats JSON>, "controllers": [...]}` (see
+//!   `memzip::mc::stats`); only `total` is read;
+//! - `sim.log`, the simulator's stdout; the last `gpu_tot_sim_cycle = N`
+//!   line is the run's cycle count (gpgpu-sim prints the running total after
+//!   every kernel);
+//! - optionally `run.json`, `{"codec", "program", "wall_seconds",
+//!   "output_ok"}` from the runner script, every field optional.
+//!
+//! Speedup and DRAM traffic are relative to the run of the same program
+//! whose stats say codec `none` (runs without a program form one group).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::text::{csv_line, fmt_opt, Align, Table};
+
+/// What the table shows of one run directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub dir: String,
+    /// From `run.json`; `None` groups the run with the others that have none.
+    pub program: Option<String>,
+    /// The label shown: `run.json`'s codec, else the stats' codec.
+    pub label: String,
+    /// The codec the simulator reports in `stats.json`.
+    pub stats_codec: String,
+    pub cycles: u64,
+    /// Kernel DRAM bytes, metadata traffic included.
+    pub dram_bytes: u64,
+    pub raw_cr: Option<f64>,
+    pub effective_cr: Option<f64>,
+    pub mdc_hit_rate: Option<f64>,
+    pub verify_checked: u64,
+    pub verify_failures: u64,
+    pub output_ok: Option<bool>,
+    pub wall_seconds: Option<f64>,
+}
+
+impl Run {
+    fn is_baseline(&self) -> bool {
+        self.stats_codec == "none"
+    }
+}
+
+/// A run next to its program's `none` run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub run: Run,
+    /// `none` cycles over this run's cycles.
+    pub speedup: Option<f64>,
+    /// This run's DRAM bytes as a percentage of the `none` run's.
+    pub dram_percent_of_none: Option<f64>,
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))
+}
+
+/// The value at a `.`-separated key path, or an error naming file and key.
+fn field<'a>(value: &'a Value, key: &str, file: &Path) -> Result<&'a Value, String> {
+    key.split('.')
+        .try_fold(value, |v, part| v.get(part))
+        .ok_or_else(|| format!("{}: missing field `{key}`", file.display()))
+}
+
+fn u64_field(value: &Value, key: &str, file: &Path) -> Result<u64, String> {
+    field(value, key, file)?
+        .as_u64()
+        .ok_or_else(|| format!("{}: field `{key}` is not a non-negative integer", file.display()))
+}
+
+/// A ratio the stats write as a number or `null` (no data).
+fn ratio_field(value: &Value, key: &str, file: &Path) -> Result<Option<f64>, String> {
+    match field(value, key, file)? {
+        Value::Null => Ok(None),
+        v => v.as_f64().map(Some).ok_or_else(|| format!("{}: field `{key}` is not a number or null", file.display())),
+    }
+}
+
+fn optional<'a, T>(
+    value: &'a Value,
+    key: &str,
+    file: &Path,
+    convert: impl Fn(&'a Value) -> Option<T>,
+    expected: &str,
+) -> Result<Option<T>, String> {
+    match value.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => convert(v).map(Some).ok_or_else(|| format!("{}: field `{key}` is not {expected}", file.display())),
+    }
+}
+
+/// The last `gpu_tot_sim_cycle = N` of a simulator log.
+pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
+    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+    let mut last = None;
+    // Split on bytes: simulator logs may hold non-UTF-8 program output.
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
+        let line = String::from_utf8_lossy(&line);
+        let Some(rest) = line.trim_start().strip_prefix("gpu_tot_sim_cycle") else {
+            continue;
+        };
+        let Some(number) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let number = number.trim();
+        last = Some(
+            number
+                .parse::<u64>()
+                .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display()))?,
+        );
+    }
+    last.ok_or_else(|| format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
+}
+
+/// Reads one run directory.
+pub fn load_run(dir: &Path) -> Result<Run, String> {
+    if !dir.is_dir() {
+        return Err(format!("{}: not a run directory", dir.display()));
+    }
+    let stats_path = dir.join("stats.json");
+    let stats = read_json(&stats_path)?;
+    let total = field(&stats, "total", &stats_path)?;
+    if !total.is_object() {
+        return Err(format!("{}: field `total` is not an object", stats_path.display()));
+    }
+    let stats_codec = field(&stats, "total.codec", &stats_path)?
+        .as_str()
+        .ok_or_else(|| format!("{}: field `total.codec` is not a string", stats_path.display()))?
+        .to_string();
+    let dram_bytes = u64_field(&stats, "total.dram_bytes", &stats_path)?;
+    let raw_cr = ratio_field(&stats, "total.raw_compression_ratio", &stats_path)?;
+    let effective_cr = ratio_field(&stats, "total.effective_compression_ratio", &stats_path)?;
+    let mdc_hit_rate = ratio_field(&stats, "total.metadata_cache.hit_rate", &stats_path)?;
+    let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
+    let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
+
+    let cycles = last_total_cycles(&dir.join("sim.log"))?;
+
+    let run_path = dir.join("run.json");
+    let (mut program, mut label, mut output_ok, mut wall_seconds) = (None, None, None, None);
+    if run_path.exists() {
+        let run = read_json(&run_path)?;
+        if !run.is_object() {
+            return Err(format!("{}: not a JSON object", run_path.display()));
+        }
+        let text = |v: &Value| v.as_str().map(str::to_string);
+        program = optional(&run, "program", &run_path, text, "a string")?;
+        label = optional(&run, "codec", &run_path, text, "a string")?;
+        output_ok = optional(&run, "output_ok", &run_path, Value::as_bool, "true or false")?;
+        wall_seconds = optional(&run, "wall_seconds", &run_path, Value::as_f64, "a number")?;
+    }
+    Ok(Run {
+        dir: dir.display().to_string(),
+        program,
+        label: label.unwrap_or_else(|| stats_codec.clone()),
+        stats_codec,
+        cycles,
+        dram_bytes,
+        raw_cr,
+        effective_cr,
+        mdc_hit_rate,
+        verify_checked,
+        verify_failures,
+        output_ok,
+        wall_seconds,
+    })
+}
+
+/// Groups runs by program (first appearance order, command-line order within
+/// a group) and relates each to its group's `none` run.
+pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
+    let mut programs: Vec<Option<String>> = Vec::new();
+    for run in &runs {
+        if !programs.contains(&run.program) {
+            programs.push(run.program.clone());
+        }
+    }
+    let mut rows = Vec::with_capacity(runs.len());
+    for program in &programs {
+        let group: Vec<&Run> = runs.iter().filter(|r| &r.program == program).collect();
+        let baselines: Vec<&Run> = group.iter().copied().filter(|r| r.is_baseline()).collect();
+        if let [first, second, ..] = baselines.as_slice() {
+            return Err(format!(
+                "{} and {} are both `none` runs of program {}: give one baseline per program",
+                first.dir,
+                second.dir,
+                program.as_deref().unwrap_or("(unnamed)")
+            ));
+        }
+        let baseline = baselines.first();
+        for run in group {
+            let speedup = baseline.filter(|_| run.cycles > 0).map(|b| b.cycles as f64 / run.cycles as f64);
+            let dram_percent_of_none =
+                baseline.filter(|b| b.dram_bytes > 0).map(|b| 100.0 * run.dram_bytes as f64 / b.dram_bytes as f64);
+            rows.push(Row { run: run.clone(), speedup, dram_percent_of_none });
+        }
+    }
+    Ok(rows)
+}
+
+/// Loads every directory and compares; the first bad directory is the error.
+pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, String> {
+    let runs = dirs.iter().map(|d| load_run(d)).collect::<Result<Vec<_>, _>>()?;
+    compare(runs)
+}
+
+fn verify_cell(run: &Run) -> String {
+    if run.verify_checked == 0 && run.verify_failures == 0 {
+        "-".to_string()
+    } else {
+        format!("{}/{}", run.verify_checked, run.verify_failures)
+    }
+}
+
+fn output_cell(ok: Option<bool>) -> String {
+    match ok {
+        Some(true) => "ok",
+        Some(false) => "FAIL",
+        None => "-",
+    }
+    .to_string()
+}
+
+/// The aligned text table.
+pub fn render_text(rows: &[Row]) -> String {
+    let mut table = Table::new(&[
+        ("program", Align::Left),
+        ("run", Align::Left),
+        ("cycles", Align::Right),
+        ("speedup", Align::Right),
+        ("DRAM bytes", Align::Right),
+        ("DRAM vs none", Align::Right),
+        ("raw CR", Align::Right),
+        ("eff CR", Align::Right),
+        ("MDC hit", Align::Right),
+        ("verify chk/fail", Align::Right),
+        ("output", Align::Left),
+    ]);
+    for row in rows {
+        let run = &row.run;
+        table.push(vec![
+            run.program.clone().unwrap_or_else(|| "-".to_string()),
+            run.label.clone(),
+            run.cycles.to_string(),
+            fmt_opt(row.speedup, 3),
+            run.dram_bytes.to_string(),
+            fmt_opt(row.dram_percent_of_none, 1) + if row.dram_percent_of_none.is_some() { "%" } else { "" },
+            fmt_opt(run.raw_cr, 3),
+            fmt_opt(run.effective_cr, 3),
+            fmt_opt(run.mdc_hit_rate.map(|h| 100.0 * h), 1) + if run.mdc_hit_rate.is_some() { "%" } else { "" },
+            verify_cell(run),
+            output_cell(run.output_ok),
+        ]);
+    }
+    table.render()
+}
+
+/// The same table as CSV, numbers at full precision, missing values empty.
+pub fn render_csv(rows: &[Row]) -> String {
+    let number = |v: Option<f64>| v.filter(|v| v.is_finite()).map(|v| v.to_string()).unwrap_or_default();
+    let header = [
+        "program",
+        "run",
+        "dir",
+        "cycles",
+        "speedup",
+        "dram_bytes",
+        "dram_percent_of_none",
+        "raw_cr",
+        "effective_cr",
+        "mdc_hit_rate",
+        "verify_checked",
+        "verify_failures",
+        "output_ok",
+        "wall_seconds",
+    ];
+    let mut out = csv_line(&header.map(String::from));
+    for row in rows {
+        let run = &row.run;
+        out.push_str(&csv_line(&[
+            run.program.clone().unwrap_or_default(),
+            run.label.clone(),
+            run.dir.clone(),
+            run.cycles.to_string(),
+            number(row.speedup),
+            run.dram_bytes.to_string(),
+            number(row.dram_percent_of_none),
+            number(run.raw_cr),
+            number(run.effective_cr),
+            number(run.mdc_hit_rate),
+            run.verify_checked.to_string(),
+            run.verify_failures.to_string(),
+            run.output_ok.map(|ok| ok.to_string()).unwrap_or_default(),
+            number(run.wall_seconds),
+        ]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(program: &str, codec: &str, cycles: u64, dram_bytes: u64) -> Run {
+        Run {
+            dir: format!("{program}/{codec}"),
+            program: Some(program.to_string()),
+            label: codec.to_string(),
+            stats_codec: codec.to_string(),
+            cycles,
+            dram_bytes,
+            raw_cr: None,
+            effective_cr: None,
+            mdc_hit_rate: None,
+            verify_checked: 0,
+            verify_failures: 0,
+            output_ok: None,
+            wall_seconds: None,
+        }
+    }
+
+    #[test]
+    fn relates_runs_to_their_programs_none_run() {
+        let rows = compare(vec![
+            run("a", "bdi", 800, 600),
+            run("b", "none", 100, 10),
+            run("a", "none", 1000, 1000),
+            run("c", "fpc", 5, 5),
+        ])
+        .unwrap();
+        let summary: Vec<(&str, Option<f64>, Option<f64>)> =
+            rows.iter().map(|r| (r.run.dir.as_str(), r.speedup, r.dram_percent_of_none)).collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("a/bdi", Some(1.25), Some(60.0)),
+                ("a/none", Some(1.0), Some(100.0)),
+                ("b/none", Some(1.0), Some(100.0)),
+                ("c/fpc", None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn two_baselines_for_one_program_is_an_error() {
+        let err = compare(vec![run("a", "none", 1, 1), run("a", "none", 2, 2)]).unwrap_err();
+        assert!(err.contains("both `none` runs of program a"), "{err}");
+    }
+}
