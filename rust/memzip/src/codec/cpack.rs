@@ -326,29 +326,14 @@ impl Codec for CPack {
 mod tests {
     use super::*;
     use crate::codec::registry::build_str;
-    use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+    use crate::codec::test_support::{
+        assert_round_trips, bit_string, random_block, spaced, structured_block, words_block,
+    };
     use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
     use proptest::prelude::*;
 
     const PLAIN: bool = false;
     const WITH_Z: bool = true;
-
-    /// A block of `words` words: `head`, then zero words.
-    fn block_of(head: &[u32], words: usize) -> Vec<u8> {
-        let mut block = Vec::with_capacity(words * 4);
-        for &w in head.iter().chain(std::iter::repeat(&0)).take(words) {
-            push_word(&mut block, w as u64, 4);
-        }
-        block
-    }
-
-    fn bit_string(c: &CompressedBlock) -> String {
-        (0..c.compressed_bits).map(|i| if c.payload[i / 8] & (0x80 >> (i % 8)) != 0 { '1' } else { '0' }).collect()
-    }
-
-    fn spaced(bits: &str) -> String {
-        bits.chars().filter(|c| !c.is_whitespace()).collect()
-    }
 
     fn bin(value: u32, width: usize) -> String {
         format!("{value:0width$b}")
@@ -382,7 +367,7 @@ mod tests {
 
     #[test]
     fn every_pattern_bit_exact_chen_codes() {
-        let c = compress(PLAIN, &block_of(&EVERY_PATTERN, 32));
+        let c = compress(PLAIN, &words_block(&EVERY_PATTERN, 32));
         let expected = format!(
             "{}{}",
             spaced(
@@ -403,7 +388,7 @@ mod tests {
 
     #[test]
     fn every_pattern_bit_exact_paper004_codes() {
-        let c = compress(WITH_Z, &block_of(&EVERY_PATTERN, 32));
+        let c = compress(WITH_Z, &words_block(&EVERY_PATTERN, 32));
         let expected = format!(
             "{}{}",
             spaced(
@@ -428,7 +413,7 @@ mod tests {
         // three: mmmx index 1. 0x0000_1234 is xxxx (pushed); 0x0000_0056 then
         // is zzzx (12 bits), not mmxx on it (24).
         let head = [0x1234_0001, 0x1234_5601, 0x1234_56ff, 0x0000_1234, 0x0000_0056];
-        let c = compress(PLAIN, &block_of(&head, 32));
+        let c = compress(PLAIN, &words_block(&head, 32));
         let expected = format!(
             "{}{}",
             spaced(&format!(
@@ -449,7 +434,7 @@ mod tests {
         let w = |i: u32| ((0x40 + i) << 24) | 0x0012_3456;
         let mut head: Vec<u32> = (0..17).map(w).collect();
         head.extend([w(16), w(1), w(0), w(1), w(0)]);
-        block_of(&head, 32)
+        words_block(&head, 32)
     }
 
     #[test]
@@ -502,7 +487,7 @@ mod tests {
         let zeros6 = "00".repeat(6);
         assert_eq!(
             plain.decompress(&handmade(1, &format!("{one} 10 0000 {zeros6}"))).unwrap(),
-            block_of(&[0xcafe_f00d, 0xcafe_f00d], 8)
+            words_block(&[0xcafe_f00d, 0xcafe_f00d], 8)
         );
         assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{one} 10 0001 {zeros6}")))));
         assert!(is_corrupt(plain.decompress(&handmade(1, &format!("{one} 1110 1111 00000000 {zeros6}")))));

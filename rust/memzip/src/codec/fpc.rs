@@ -363,27 +363,11 @@ impl Codec for Fpc {
 mod tests {
     use super::*;
     use crate::codec::registry::build_str;
-    use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+    use crate::codec::test_support::{
+        assert_round_trips, bit_string, random_block, spaced, structured_block, words_block,
+    };
     use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
     use proptest::prelude::*;
-
-    /// A 128-byte block: `head` words, then zero words.
-    fn block_of(head: &[u32]) -> Vec<u8> {
-        let mut block = Vec::with_capacity(128);
-        for &w in head.iter().chain(std::iter::repeat(&0)).take(32) {
-            push_word(&mut block, w as u64, 4);
-        }
-        block
-    }
-
-    /// The meaningful bits of a payload as a '0'/'1' string.
-    fn bit_string(c: &CompressedBlock) -> String {
-        (0..c.compressed_bits).map(|i| if c.payload[i / 8] & (0x80 >> (i % 8)) != 0 { '1' } else { '0' }).collect()
-    }
-
-    fn spaced(bits: &str) -> String {
-        bits.chars().filter(|c| !c.is_whitespace()).collect()
-    }
 
     fn compress(variant: FpcVariant, block: &[u8]) -> CompressedBlock {
         let mut codec = Fpc::new(Geometry::default(), variant);
@@ -395,7 +379,7 @@ mod tests {
     /// Size of a block whose first word is `word` and whose other 31 words
     /// are zero (the original table's runs of 8, 8, 8, 7 cost 4 × 6 bits).
     fn bits_with_word(word: u32) -> usize {
-        let c = compress(FpcVariant::Original, &block_of(&[word]));
+        let c = compress(FpcVariant::Original, &words_block(&[word], 32));
         assert_eq!(c.encoding, ENCODING_FPC);
         c.compressed_bits - 24
     }
@@ -413,7 +397,7 @@ mod tests {
         // 9 zeros = run 8 + run 1; the 22 zeros after the word = 8 + 8 + 6.
         let mut head = vec![0u32; 9];
         head.push(0x1234_5678);
-        let c = compress(FpcVariant::Original, &block_of(&head));
+        let c = compress(FpcVariant::Original, &words_block(&head, 32));
         assert_eq!(c.compressed_bits, 6 + 6 + 35 + 6 * 3);
         let expected = "000 111  000 000  111 00010010001101000101011001111000  000 111  000 111  000 101";
         assert_eq!(bit_string(&c), spaced(expected));
@@ -478,7 +462,7 @@ mod tests {
             [0, 0, 7, -8i32 as u32, 0x7f, 0xffff_ff80, 0x7fff, 0xffff_8000, 0x1234_0000, 0x007f_ff80, 0xabab_abab];
         let mut head = head.to_vec();
         head.push(0xdead_beef);
-        let c = compress(FpcVariant::Original, &block_of(&head));
+        let c = compress(FpcVariant::Original, &words_block(&head, 32));
         // 20 trailing zeros: runs 8, 8, 4.
         let expected = "000 001 \
                         001 0111  001 1000 \
@@ -502,10 +486,10 @@ mod tests {
         // 22 raw words + runs of 8 and 2 zeros = 782 bits: more than 3 bursts
         // (768 bits). 21 raw words + runs of 8 and 3 = 747 bits fit.
         let mut head = vec![0x1234_5678u32; 22];
-        let c = compress(FpcVariant::Original, &block_of(&head));
+        let c = compress(FpcVariant::Original, &words_block(&head, 32));
         assert_eq!(c.encoding, UNCOMPRESSED);
         head.pop();
-        let c = compress(FpcVariant::Original, &block_of(&head));
+        let c = compress(FpcVariant::Original, &words_block(&head, 32));
         assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_FPC, 21 * 35 + 2 * 6, 3));
     }
 
@@ -514,7 +498,7 @@ mod tests {
         let c = compress(FpcVariant::Paper004, &[0; 128]);
         assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (ENCODING_FPC, 3, 1));
         assert_eq!(bit_string(&c), "000");
-        let c = compress(FpcVariant::Paper004, &block_of(&[5]));
+        let c = compress(FpcVariant::Paper004, &words_block(&[5], 32));
         assert_eq!(c.compressed_bits, 7 + 31 * 3);
         assert!(bit_string(&c).starts_with(&spaced("011 0101  001 001")));
     }
@@ -522,7 +506,7 @@ mod tests {
     #[test]
     fn paper004_every_pattern_bit_exact() {
         let head = [0xabab_abab, 7, -8i32 as u32, 0x7f, 0xffff_ff80, 0x7fff, 0x1234_0000, 0x007f_ff80, 0];
-        let c = compress(FpcVariant::Paper004, &block_of(&head));
+        let c = compress(FpcVariant::Paper004, &words_block(&head, 32));
         let expected = format!(
             "{}{}",
             spaced(
@@ -537,10 +521,10 @@ mod tests {
 
     #[test]
     fn paper004_has_no_escape_for_incompressible_words() {
-        let c = compress(FpcVariant::Paper004, &block_of(&[0x1234_5678]));
+        let c = compress(FpcVariant::Paper004, &words_block(&[0x1234_5678], 32));
         assert_eq!((c.encoding, c.compressed_bits), (UNCOMPRESSED, 1024));
         // The original table escapes it: 35 + 31 zeros (4 runs).
-        assert_eq!(compress(FpcVariant::Original, &block_of(&[0x1234_5678])).compressed_bits, 35 + 24);
+        assert_eq!(compress(FpcVariant::Original, &words_block(&[0x1234_5678], 32)).compressed_bits, 35 + 24);
     }
 
     fn handmade(bits: &str, block_bytes: usize) -> CompressedBlock {

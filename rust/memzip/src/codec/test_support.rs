@@ -152,3 +152,18 @@ pub fn assert_corruption_survived(codec: &dyn Codec, compressed: &CompressedBloc
         check(&renamed);
     }
 }
+
+/// A block of `words` little-endian 32-bit words: `head`, then zero words.
+pub fn words_block(head: &[u32], words: usize) -> Vec<u8> {
+    head.iter().chain(std::iter::repeat(&0)).take(words).flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The meaningful bits of a payload as a '0'/'1' string.
+pub fn bit_string(c: &CompressedBlock) -> String {
+    (0..c.compressed_bits).map(|i| if c.payload[i / 8] & (0x80 >> (i % 8)) != 0 { '1' } else { '0' }).collect()
+}
+
+/// Expected bit strings are written with spaces between fields; drop them.
+pub fn spaced(bits: &str) -> String {
+    bits.chars().filter(|c| !c.is_whitespace()).collect()
+}
