@@ -54,18 +54,26 @@ run_logged() {
 }
 
 # gpgpusim_paths VERSION: sets GPGPUSIM_TAG, GPGPUSIM_COMMIT, GPGPUSIM_DIR
-# (cache dir of that version), GPGPUSIM_SRC (its git work tree) and
-# GPGPUSIM_PATCH_DIR (our patch set for it).
+# (cache dir of that version), GPGPUSIM_SRC (its git work tree),
+# GPGPUSIM_PATCH_DIR (our patch set for it) and GPGPUSIM_BASELINE.
+# VERSION may end in "-baseline" (e.g. dev-baseline): the same simulator with
+# only our compatibility patches, no memzip, in its own cache dir; tests use it
+# to check that -memzip_codec none changes nothing.
 gpgpusim_paths() {
-    local v=$1 c t
+    local v=${1%-baseline} c t
     c="MEMZIP_GPGPUSIM_COMMIT_$v"
     t="MEMZIP_GPGPUSIM_TAG_$v"
-    [[ -n "${!c:-}" ]] || die "unknown gpgpu-sim version '$v' (known: dev)"
+    [[ -n "${!c:-}" ]] || die "unknown gpgpu-sim version '$1' (known: dev, dev-baseline)"
     GPGPUSIM_COMMIT=${!c}
     GPGPUSIM_TAG=${!t}
+    GPGPUSIM_PATCH_DIR="$MEMZIP_ROOT/gpgpu-sim-patch/$GPGPUSIM_TAG"
+    GPGPUSIM_BASELINE=0
+    if [[ "$1" == *-baseline ]]; then
+        GPGPUSIM_BASELINE=1
+        GPGPUSIM_TAG="$GPGPUSIM_TAG-baseline"
+    fi
     GPGPUSIM_DIR="$MEMZIP_CACHE/gpgpu-sim/$GPGPUSIM_TAG"
     GPGPUSIM_SRC="$GPGPUSIM_DIR/src"
-    GPGPUSIM_PATCH_DIR="$MEMZIP_ROOT/gpgpu-sim-patch/$GPGPUSIM_TAG"
 }
 
 # gpgpusim_env: source the simulator's setup_environment in THIS shell (its

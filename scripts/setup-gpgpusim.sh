@@ -4,7 +4,9 @@
 #
 #   scripts/setup-gpgpusim.sh [--version dev] [--clean]
 #
-#   --version V   simulator version (only `dev` = commit 6b244a5, 2021-10-17)
+#   --version V   simulator version: `dev` = commit 6b244a5 (2021-10-17), or
+#                 `dev-baseline`: the same with only the compatibility patches
+#                 (no memzip), in its own cache dir, cloned from dev's clone
 #   --clean       delete the simulator's build products first (full rebuild)
 #
 # Environment:
@@ -58,6 +60,12 @@ done
 step "arguments"
 gpgpusim_paths "$version"
 repo=${MEMZIP_GPGPUSIM_REPO:-$MEMZIP_GPGPUSIM_UPSTREAM}
+if ((GPGPUSIM_BASELINE)); then
+    # The baseline clones from the patched version's clone when there is one:
+    # no second fetch.
+    main_src="$MEMZIP_CACHE/gpgpu-sim/${GPGPUSIM_TAG%-baseline}/src"
+    [[ -d "$main_src/.git" ]] && repo="$main_src"
+fi
 jobs=${MEMZIP_MAKE_JOBS:-2}
 logdir="$GPGPUSIM_DIR/logs"
 mkdir -p "$logdir"
@@ -99,6 +107,10 @@ step "patch gpgpu-sim $GPGPUSIM_TAG"
 shopt -s nullglob
 patches=("$GPGPUSIM_PATCH_DIR"/*.patch)
 shopt -u nullglob
+if ((GPGPUSIM_BASELINE)); then  # compatibility fixes only, no memzip hooks
+    for i in "${!patches[@]}"; do [[ "${patches[$i]}" == *memzip* ]] && unset 'patches[i]'; done
+    patches=("${patches[@]}")
+fi
 ((${#patches[@]})) || die "no patches in gpgpu-sim-patch/$GPGPUSIM_TAG/"
 patch_hash=$({
     echo "$GPGPUSIM_COMMIT"

@@ -12,7 +12,8 @@
 #   --set "-flag v"   one more simulator option line (repeatable)
 #   --expect REGEX    the program's output must match REGEX (grep -E) to count
 #                     as correct, on top of exit status 0
-#   --version V       simulator version (default dev)
+#   --version V       simulator version (default dev; dev-baseline: unpatched,
+#                     --codec none only, no stats.json)
 #
 # Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.
 # The simulator must be built with the memzip hooks (scripts/build-sim.sh).
@@ -57,9 +58,14 @@ out=$(realpath "$out")
 cp "$config"/* "$out"/
 {
     echo
-    echo "# memzip run options (scripts/sim-run.sh)"
-    echo "-memzip_codec $codec"
-    echo "-memzip_stats_json $out/stats.json"
+    echo "# run options (scripts/sim-run.sh)"
+    if ((GPGPUSIM_BASELINE)); then
+        # The unpatched simulator knows no -memzip_* option.
+        [[ "$codec" == none ]] || die "--version $version has no memzip: only --codec none"
+    else
+        echo "-memzip_codec $codec"
+        echo "-memzip_stats_json $out/stats.json"
+    fi
     for line in "${extra[@]}"; do echo "$line"; done
 } >>"$out/gpgpusim.config"
 

@@ -1,6 +1,19 @@
 #!/usr/bin/env bash
-# Simulator tests: run when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO
-# or a clone in the memzip cache); otherwise print one SKIP line and succeed.
+# Simulator tests: our CUDA test program under gpgpu-sim with memzip.
+#
+# Runs when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO, or the
+# clone a previous build left in the memzip cache); otherwise prints one SKIP
+# line and succeeds. Builds the memzip simulator and an unpatched baseline
+# (compatibility patches only) once; later runs reuse both.
+#
+# Checks (issue "Simulator chain", Done means):
+#  - patterns {zeros, ints, floats, random} x {none, bdi, mag_bdi, e2mc16,
+#    adaptive} with -memzip_verify 1: program output PASS, 0 verify failures;
+#  - none == unpatched simulator: same cycles, instructions, DRAM and L2 counters;
+#  - mag_bdi cuts DRAM bytes of low-dynamic-range ints by >= 30%;
+#  - random bytes compress nothing (effective ratio < 1.02 for every codec);
+#  - determinism, a bad option stopping the run with one line, the trace file.
+# MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 gpgpusim_paths dev
@@ -8,4 +21,130 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     echo "SKIP simulator tests: no gpgpu-sim source (set MEMZIP_GPGPUSIM_REPO to a clone or mirror of gpgpu-sim_distribution)"
     exit 0
 fi
-echo "SKIP simulator tests: the memzip hooks are not wired into gpgpu-sim yet"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-simtest.XXXXXX")
+if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
+    echo "run directories kept in $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+passed=0
+failed=0
+verdict() {  # verdict NAME DETAIL CONDITION...
+    local name=$1 detail=$2
+    shift 2
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "PASS $name: $detail"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name: $detail"
+    fi
+}
+
+step "build the simulator with memzip and the unpatched baseline"
+bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
+bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version dev-baseline >/dev/null
+(cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
+memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
+[[ "$memzip" == /* ]] || memzip="$MEMZIP_ROOT/$memzip"
+"$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
+    -o "$work/patterns" "$MEMZIP_ROOT/benchmarks/kernels/patterns.cu"
+
+words=262144  # 1 MiB per buffer: beyond the 768 KB L2, a few seconds per run
+
+# sim RUN_NAME CODEC PATTERN [sim-run options...]: 0 when the program passed.
+sim() {
+    local name=$1 codec=$2 pattern=$3
+    shift 3
+    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" \
+        --set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000" \
+        --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
+}
+
+# total RUN_NAME EXPR: evaluates EXPR over the run's total stats (dict t).
+total() {
+    python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
+}
+
+# The simulator's own counters that must not change under -memzip_codec none.
+counters() {
+    grep -E '^(gpu_tot_sim_cycle|gpu_tot_sim_insn|total dram (reads|writes)|L2_total_cache_(accesses|misses)) =|^n_cmd=' \
+        "$work/$1/sim.log"
+}
+
+codecs="none bdi mag_bdi e2mc16 adaptive"
+for pattern in zeros ints floats random; do
+    for codec in $codecs; do
+        name="$pattern-$codec"
+        if sim "$name" "$codec" "$pattern"; then
+            checked=$(total "$name" 't["verify"]["checked"]')
+            failures=$(total "$name" 't["verify"]["failures"]')
+            ratio=$(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')
+            verdict "$name" "output PASS, verified $checked blocks, $failures failures, effective CR $ratio" \
+                test "$failures" -eq 0 -a "$checked" -gt 0
+        else
+            verdict "$name" "program or simulator failed: $(tail -n 2 "$work/$name/sim.log" 2>/dev/null | tr '\n' ' ')" false
+        fi
+    done
+done
+
+for pattern in ints random; do
+    name="$pattern-baseline"
+    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version dev-baseline --codec none --out "$work/$name" \
+        --expect '^PASS' -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"; then
+        cycles=$(counters "$name" | grep -m1 gpu_tot_sim_cycle || true)
+        verdict "none-equals-unpatched-$pattern" "$(counters "$name" | wc -l) counter lines compared, unpatched $cycles" \
+            cmp -s <(counters "$name") <(counters "$pattern-none")
+    else
+        verdict "none-equals-unpatched-$pattern" "unpatched run failed (log $work/$name/sim.log)" false
+    fi
+done
+
+if [[ -f "$work/ints-none/stats.json" && -f "$work/ints-mag_bdi/stats.json" ]]; then
+    none_bytes=$(total ints-none 't["dram_bytes"]')
+    mag_bytes=$(total ints-mag_bdi 't["dram_bytes"]')
+    cut=$(python3 -c "print(round(100 * (1 - $mag_bytes / $none_bytes), 1))")
+    verdict "mag_bdi-cuts-int-traffic" "DRAM bytes $none_bytes -> $mag_bytes (-$cut%, need >= 30%)" \
+        python3 -c "import sys; sys.exit(0 if $mag_bytes <= 0.7 * $none_bytes else 1)"
+fi
+
+for codec in $codecs; do
+    [[ -f "$work/random-$codec/stats.json" ]] || continue
+    ratio=$(total "random-$codec" 't["effective_compression_ratio"] or 1.0')
+    verdict "random-incompressible-$codec" "effective CR $ratio (need < 1.02)" \
+        python3 -c "import sys; sys.exit(0 if $ratio < 1.02 else 1)"
+done
+
+if sim ints-mag_bdi-again mag_bdi ints; then
+    verdict "deterministic" "mag_bdi ints twice: same stats.json and counters" \
+        cmp -s "$work/ints-mag_bdi/stats.json" "$work/ints-mag_bdi-again/stats.json"
+    verdict "deterministic-counters" "same simulator counters" \
+        cmp -s <(counters ints-mag_bdi) <(counters ints-mag_bdi-again)
+fi
+
+status=0
+sim bad-codec zip ints || status=$?
+verdict "bad-codec-stops" "exit $status, $(grep -m1 'memzip: ERROR' "$work/bad-codec/sim.log" || echo 'no error line')" \
+    grep -q 'GPGPU-Sim memzip: ERROR -memzip_codec: invalid codec' "$work/bad-codec/sim.log"
+
+if sim ints-trace mag_bdi ints --set "-memzip_trace $work/ints.trace.zst"; then
+    verdict "trace-written" "$(stat -c %s "$work/ints.trace.zst" 2>/dev/null || echo 0) bytes" \
+        test -s "$work/ints.trace.zst"
+    # Offline analysis of the trace must see exactly the blocks the simulator
+    # compressed (write-backs and copies) and size them identically.
+    "$memzip" analyze "$work/ints.trace.zst" --codecs mag_bdi --no-shannon --json "$work/analyze.json" >/dev/null
+    offline=$(python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["traces"][0]["codecs"][0]
+print(c["blocks"], c["compressed_bits"], c["mag_bytes"])' "$work/analyze.json")
+    online=$(total ints-trace 't["writes"]["blocks"] + t["memcpy"]["blocks"], t["writes"]["compressed_bits"] + t["memcpy"]["compressed_bits"], t["writes"]["mag_bytes"] + t["memcpy"]["mag_bytes"]' | tr -d '(),')
+    verdict "analyze-matches-simulator" "blocks, bits, MAG bytes: offline $offline, in the simulator $online" \
+        test "$offline" == "$online"
+else
+    verdict "trace-written" "run with -memzip_trace failed" false
+fi
+
+echo "$passed passed, $failed failed"
+((failed == 0))
