@@ -591,11 +591,11 @@ fn shannon_text(bounds: &[ShannonResult]) -> String {
     ]);
     for b in bounds {
         table.push(vec![
-            format!("{}-bit", b.symbol_bits),
-            format!("{:.4}", b.entropy_bits),
-            fmt_opt(Some(b.ideal_ratio), 3),
-            fmt_opt(Some(b.positional_ideal_ratio), 3),
-            b.distinct.to_string(),
+            format!("{}-bit", b.bound.symbol_bits),
+            format!("{:.4}", b.bound.entropy_bits),
+            fmt_opt(Some(b.bound.ideal_ratio), 3),
+            fmt_opt(Some(b.bound.positional_ideal_ratio), 3),
+            b.bound.distinct.to_string(),
             if b.complete { b.blocks.to_string() } else { format!("{} (first; distinct-value cap)", b.blocks) },
         ]);
     }

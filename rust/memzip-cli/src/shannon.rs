@@ -22,36 +22,17 @@ pub const DEFAULT_MAX_DISTINCT: usize = 1 << 20;
 /// The bound at one symbol length.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ShannonResult {
-    pub symbol_bits: u32,
+    #[serde(flatten)]
+    pub bound: ShannonBound,
     /// Analysed blocks the bound covers.
     pub blocks: u64,
     /// False when the distinct-value cap stopped counting early (32-bit).
     pub complete: bool,
-    pub symbols: u64,
-    pub distinct: u64,
-    /// Order-0 entropy, bits per symbol.
-    pub entropy_bits: f64,
-    /// `symbol_bits / entropy_bits` (JSON `null` when infinite: constant data).
-    pub ideal_ratio: f64,
-    /// Mean per-position entropy (4/8-bit codes are per position in a word;
-    /// equal to `entropy_bits` for 16/32-bit).
-    pub positional_entropy_bits: f64,
-    pub positional_ideal_ratio: f64,
 }
 
 impl ShannonResult {
     fn from_bound(bound: ShannonBound, blocks: u64, complete: bool) -> Self {
-        ShannonResult {
-            symbol_bits: bound.symbol_bits,
-            blocks,
-            complete,
-            symbols: bound.symbols,
-            distinct: bound.distinct,
-            entropy_bits: bound.entropy_bits,
-            ideal_ratio: bound.ideal_ratio,
-            positional_entropy_bits: bound.positional_entropy_bits,
-            positional_ideal_ratio: bound.positional_ideal_ratio,
-        }
+        ShannonResult { bound, blocks, complete }
     }
 }
 
@@ -118,17 +99,16 @@ impl ShannonRun {
                 } else {
                     self.symbol_bits as f64 / entropy
                 };
-                ShannonResult {
+                let bound = ShannonBound {
                     symbol_bits: self.symbol_bits,
-                    blocks: self.blocks,
-                    complete: !full,
                     symbols,
                     distinct: values.len() as u64,
                     entropy_bits: entropy,
                     ideal_ratio: ratio,
                     positional_entropy_bits: entropy,
                     positional_ideal_ratio: ratio,
-                }
+                };
+                ShannonResult::from_bound(bound, self.blocks, !full)
             }
         }
     }
@@ -162,7 +142,7 @@ mod tests {
         blocks.iter().for_each(|b| run.feed(b));
         let got = run.finish();
         assert!(!got.complete);
-        assert!(got.distinct <= 40, "{got:?}");
+        assert!(got.bound.distinct <= 40, "{got:?}");
         let covered = &blocks[..got.blocks as usize];
         let expected = shannon_bound(covered.iter().map(Vec::as_slice), 32).unwrap();
         assert_eq!(got, ShannonResult::from_bound(expected, got.blocks, false));

@@ -84,17 +84,17 @@ fn analyze_matches_the_library_on_the_same_blocks() {
         }
         // The Shannon bound is the library's over the same blocks.
         for got in &analysis.shannon {
-            let bound = shannon_bound(blocks.iter().map(Vec::as_slice), got.symbol_bits).unwrap();
+            let bound = shannon_bound(blocks.iter().map(Vec::as_slice), got.bound.symbol_bits).unwrap();
             assert_eq!(
-                (got.blocks, got.complete, got.symbols, got.distinct),
+                (got.blocks, got.complete, got.bound.symbols, got.bound.distinct),
                 (ANALYSED, true, bound.symbols, bound.distinct)
             );
             assert_eq!(
-                (got.entropy_bits, got.positional_entropy_bits),
+                (got.bound.entropy_bits, got.bound.positional_entropy_bits),
                 (bound.entropy_bits, bound.positional_entropy_bits)
             );
         }
-        let bits: Vec<u32> = analysis.shannon.iter().map(|b: &ShannonResult| b.symbol_bits).collect();
+        let bits: Vec<u32> = analysis.shannon.iter().map(|b: &ShannonResult| b.bound.symbol_bits).collect();
         assert_eq!(bits, [4, 8, 16, 32]);
         // `none` stores everything raw; the real codecs compress part of the
         // mix, except at 32/32 where one burst cannot shrink (worth-it rule).

@@ -12,8 +12,9 @@
 use super::table::{Sampler, SYMBOL_BITS};
 use crate::error::ConfigError;
 
-/// Entropy and the ideal compression ratio it implies.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Entropy and the ideal compression ratio it implies (an infinite ratio,
+/// constant data, serialises as JSON `null`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ShannonBound {
     pub symbol_bits: u32,
     /// Symbols in the sample.
