@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Real benchmarks under the memzip simulator, from their upstream sources.
+#
+#   scripts/bench.sh list
+#   scripts/bench.sh run NAME --codec C [--preset tiny] [--out DIR] [--set "-memzip_x v"]...
+#
+# `run` fetches the suite (from $REPO_ENV, e.g. MEMZIP_RODINIA_REPO: a local
+# clone or mirror, else the upstream URL) into the cache once, checks out the
+# pinned commit's needed folders, builds the benchmark, generates its input
+# with our generator (deterministic), runs it through scripts/sim-run.sh and
+# checks its output. Exit status non-zero on a build failure, a crash or a
+# wrong answer. Manifests: benchmarks/<suite>/<name>.env (benchmarks/README.md).
+# Sources, builds, inputs and results live under $MEMZIP_CACHE/benchmarks.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+INPUTS="$MEMZIP_ROOT/benchmarks/inputs"
+bench_root="$MEMZIP_CACHE/benchmarks"
+
+manifest_of() {
+    local found
+    found=$(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name "$1.env" | head -n1)
+    [[ -n "$found" ]] || die "unknown benchmark '$1' (see scripts/bench.sh list)"
+    echo "$found"
+}
+
+# Loads a manifest into variables in a subshell-safe way (plain assignments).
+load() {
+    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK STATUS
+    # shellcheck disable=SC1090
+    source "$1"
+}
+
+cmd_list() {
+    printf '%-10s %-12s %-20s %s\n' suite benchmark presets status
+    local m
+    for m in "$MEMZIP_ROOT"/benchmarks/*/*.env; do
+        load "$m"
+        printf '%-10s %-12s %-20s %s\n' "$SUITE" "$(basename "$m" .env)" "$PRESETS" "$STATUS"
+    done
+}
+
+# fetch_suite: a clone of the suite at $COMMIT with $CHECKOUT checked out.
+# Only the listed folders are checked out: some snapshots lack large data files.
+fetch_suite() {
+    local src="$bench_root/src/$SUITE" repo=${!REPO_ENV:-$REPO_URL}
+    if [[ ! -d "$src/.git" ]]; then
+        step "fetch $SUITE from $repo"
+        rm -rf "$src.tmp"
+        git clone --quiet --no-checkout "$repo" "$src.tmp" ||
+            die "git clone $repo failed (set $REPO_ENV to a local clone or mirror)"
+        mv "$src.tmp" "$src"
+    fi
+    git -C "$src" cat-file -e "$COMMIT^{commit}" 2>/dev/null || die "commit $COMMIT not in $repo"
+    # shellcheck disable=SC2086
+    git -C "$src" checkout --quiet "$COMMIT" -- $CHECKOUT || die "checkout of $CHECKOUT failed"
+    SRC="$src"
+}
+
+cmd_run() {
+    local name=${1:?usage: bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]...}
+    shift
+    local codec="" preset=tiny out="" sets=()
+    while (($#)); do
+        case $1 in
+            --codec) codec=${2:?--codec needs a value}; shift 2 ;;
+            --preset) preset=${2:?--preset needs a value}; shift 2 ;;
+            --out) out=${2:?--out needs a directory}; shift 2 ;;
+            --set) sets+=(--set "${2:?--set needs an option line}"); shift 2 ;;
+            *) die "unknown argument '$1'" ;;
+        esac
+    done
+    [[ -n "$codec" ]] || die "--codec is required"
+    load "$(manifest_of "$name")"
+    [[ "$STATUS" == runs ]] || die "$name does not run here: $STATUS"
+    [[ " $PRESETS " == *" $preset "* ]] || die "--preset $preset: $name has presets: $PRESETS"
+
+    fetch_suite
+    step "build $SUITE/$name"
+    BIN="$bench_root/build/$SUITE/$name/$name"
+    mkdir -p "$(dirname "$BIN")"
+    local stamp="$BIN.stamp" want
+    want="$COMMIT $BUILD"
+    if [[ ! -x "$BIN" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
+        local build=${BUILD/#nvcc /\"\$MEMZIP_CUDA_HOME/bin/nvcc\" --cudart shared -gencode arch=compute_75,code=compute_75 }
+        (cd "$SRC/$BUILD_DIR" && BIN="$BIN" MEMZIP_CUDA_HOME="$MEMZIP_CUDA_HOME" eval "$build") >"$BIN.build.log" 2>&1 ||
+            die "build failed (log: $BIN.build.log)"
+        echo "$want" >"$stamp"
+    fi
+
+    step "input $SUITE/$name ($preset)"
+    DATA="$bench_root/inputs/$SUITE/$name/$preset"
+    local input_var="INPUT_$preset"
+    if [[ ! -f "$DATA/.done" || "$(cat "$DATA/.done")" != "${!input_var}" ]]; then
+        rm -rf "$DATA" && mkdir -p "$DATA"
+        (eval "${!input_var}") || die "input generation failed"
+        echo "${!input_var}" >"$DATA/.done"
+    fi
+
+    OUT=${out:-$bench_root/results/$SUITE-$name-$preset-$codec}
+    local argv
+    eval "argv=($RUN)"
+    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$OUT" "${sets[@]}" \
+        ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" || die "$name failed under the simulator (log: $OUT/sim.log)"
+    step "check $SUITE/$name"
+    if (eval "$CHECK"); then
+        log "$name $preset $codec: output correct"
+    else
+        sed -i 's/"output_ok": true/"output_ok": false/' "$OUT/run.json"
+        die "$name $preset $codec: WRONG output ($CHECK)"
+    fi
+}
+
+case ${1:-} in
+    list) cmd_list ;;
+    run) shift; cmd_run "$@" ;;
+    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]..." ;;
+esac
