@@ -5,9 +5,17 @@
 #   scripts/setup-gpgpusim.sh [--version dev] [--clean]
 #
 #   --version V   simulator version: `dev` = commit 6b244a5 (2021-10-17), or
-#                 `dev-baseline`: the same with only the compatibility patches
-#                 (no memzip), in its own cache dir, cloned from dev's clone
+#                 `dev-baseline` (below)
 #   --clean       delete the simulator's build products first (full rebuild)
+#
+# Baseline (--version dev-baseline): the same simulator with only our
+# compatibility patches (gpgpu-sim-patch/<tag>/*.patch not named *memzip*) and
+# none of our code (MEMZIP_FFI_LIB, MEMZIP_EXTRA_* are ignored), in its own
+# cache dir <tag>-baseline. It is cloned from dev's clone in the cache when
+# there is one (a local clone: hard links, no fetch). tests/sim/run.sh uses it
+# to check that -memzip_codec none changes no simulator statistic; run
+# programs on it with `scripts/sim-run.sh --version dev-baseline` (or
+# run-in-sim.sh --version dev-baseline).
 #
 # Environment:
 #   MEMZIP_GPGPUSIM_REPO  where to clone from: a local clone or bare mirror
@@ -23,8 +31,14 @@
 #            hash of the patch set is kept in <tag>/patch.stamp. When it changes
 #            the tree is reset to the pinned commit (tracked files, untracked
 #            files; ignored build products are kept) and every patch reapplied.
-#   build    make inside a shell that sourced setup_environment (incremental;
-#            libcudart.so is relinked on every run)
+#   build    make inside a shell that sourced setup_environment (incremental).
+#            Skipped when <tag>/build.stamp shows nothing changed since the last
+#            successful make: same patch set, toolkit and make variables, and no
+#            file of the source tree (cpp_shim's links followed) nor
+#            MEMZIP_FFI_LIB newer than the stamp. gpgpu-sim's make relinks
+#            libcudart.so on every call, and a program starting while it is
+#            being relinked fails ("file too short"): repeated setups must not
+#            relink a simulator that others may be running.
 #
 # HOOK for memzip (the memzip-hooks step of the simulator chain): two env vars,
 # both empty by default, feed the simulator build without editing this script:
@@ -154,9 +168,14 @@ else
     echo "$patch_hash" >"$GPGPUSIM_DIR/patch.stamp"
 fi
 
+build_stamp="$GPGPUSIM_DIR/build.stamp"
 if ((clean)); then
     step "clean build products"
+    rm -f "$build_stamp"
     rm -rf "${GPGPUSIM_SRC:?}/build" "${GPGPUSIM_SRC:?}/lib"
+fi
+if ((GPGPUSIM_BASELINE)); then  # the unpatched simulator: none of our code
+    unset MEMZIP_FFI_LIB MEMZIP_EXTRA_SRC_DIR MEMZIP_EXTRA_CXXFLAGS
 fi
 
 # Runs in the patched tree, after setup_environment, before make. Default: link
@@ -203,14 +222,34 @@ if [[ -n "${MEMZIP_FFI_LIB:-}" ]]; then
 fi
 [[ -z "${MEMZIP_EXTRA_CXXFLAGS:-}" ]] || make_vars+=("SIM_EXTRA_CXXFLAGS=$MEMZIP_EXTRA_CXXFLAGS")
 
+# What the last successful make was built from (see "build" in the header).
+build_key=$({
+    echo "$patch_hash $MEMZIP_CUDA_PIN $GPGPUSIM_CONFIG"
+    printf '%s\n' "${make_vars[@]}"
+    find "$GPGPUSIM_SRC/src" -type l -printf '%P -> %l\n' | sort   # linked MEMZIP_EXTRA_SRC_DIR files
+} | sha256sum | cut -d' ' -f1)
+build_is_current() {
+    [[ -f "$build_stamp" && "$(cat "$build_stamp")" == "$build_key" &&
+        -f "$GPGPUSIM_LIBDIR/libcudart.so" ]] || return 1
+    [[ -z "${MEMZIP_FFI_LIB:-}" || ! "$MEMZIP_FFI_LIB" -nt "$build_stamp" ]] || return 1
+    [[ -z "$(find -L "$GPGPUSIM_SRC" \( -path "$GPGPUSIM_SRC/.git" -o -path "$GPGPUSIM_SRC/build" \
+        -o -path "$GPGPUSIM_SRC/lib" \) -prune -o -newer "$build_stamp" -print -quit)" ]]
+}
+
 step "build gpgpu-sim $GPGPUSIM_TAG (make -j$jobs, log: $logdir/build.log)"
-t0=$(date +%s)
-if ! (cd "$GPGPUSIM_SRC" && make -j"$jobs" "${make_vars[@]}") >"$logdir/build.log" 2>&1; then
-    echo "---- first errors in $logdir/build.log ----" >&2
-    grep -n -m 15 -E 'error|Error [0-9]' "$logdir/build.log" >&2 || tail -n 30 "$logdir/build.log" >&2
-    die "make failed (log: $logdir/build.log)"
+if build_is_current; then
+    log "up to date (build.stamp): make skipped"
+else
+    rm -f "$build_stamp"
+    t0=$(date +%s)
+    if ! (cd "$GPGPUSIM_SRC" && make -j"$jobs" "${make_vars[@]}") >"$logdir/build.log" 2>&1; then
+        echo "---- first errors in $logdir/build.log ----" >&2
+        grep -n -m 15 -E 'error|Error [0-9]' "$logdir/build.log" >&2 || tail -n 30 "$logdir/build.log" >&2
+        die "make failed (log: $logdir/build.log)"
+    fi
+    log "make took $(($(date +%s) - t0)) s"
+    echo "$build_key" >"$build_stamp"
 fi
-log "make took $(($(date +%s) - t0)) s"
 
 step "check libcudart.so"
 libdir="$GPGPUSIM_LIBDIR"
