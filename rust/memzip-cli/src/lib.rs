@@ -4,11 +4,13 @@
 //! - [`profile`]: E2MC code tables from traces (offline mode).
 //! - [`shannon`]: the Shannon bound per symbol length, streaming.
 //! - [`table`]: the comparison table of simulator run directories.
+//! - [`sweep`]: a grid of simulator runs, local and resumable.
 
 #![forbid(unsafe_code)]
 
 pub mod analyze;
 pub mod profile;
 pub mod shannon;
+pub mod sweep;
 pub mod table;
 pub mod text;

@@ -10,6 +10,7 @@ use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_cli::profile::{self, ProfileOptions};
 use memzip_cli::shannon;
+use memzip_cli::sweep;
 use memzip_cli::table;
 
 #[derive(Parser)]
@@ -27,6 +28,27 @@ enum Command {
     E2mcProfile(ProfileArgs),
     /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
     Table(TableArgs),
+    /// Run a grid of simulations (programs x codecs x option sets); resumable.
+    Sweep(SweepArgs),
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// The spec (JSON): {"runs": [{"name", "argv", "codecs", "option_sets"?, "expect"?}]}.
+    spec: PathBuf,
+    /// Results directory: one run directory per run.
+    #[arg(long, short, default_value = "sweep-results")]
+    out: PathBuf,
+    /// Runs at once.
+    #[arg(long, short, default_value_t = 1)]
+    jobs: usize,
+    /// The runner command (default: <repo>/scripts/sim-run.sh); it gets
+    /// --codec C --out DIR [--set LINE]... [--expect RE] -- ARGV...
+    #[arg(long, num_args = 1.., allow_hyphen_values = true)]
+    runner: Vec<String>,
+    /// Only list the runs the spec expands to.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Args)]
@@ -207,12 +229,44 @@ fn run_table(args: TableArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_sweep(args: SweepArgs) -> Result<(), String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let repo = sweep::find_repo(&cwd).unwrap_or(cwd);
+    let runs = sweep::expand(&sweep::load_spec(&args.spec)?, &repo)?;
+    if args.dry_run {
+        for run in &runs {
+            println!("{}\t{}\t{}\t{}", run.id, run.codec, run.options.join("; "), run.argv.join(" "));
+        }
+        return Ok(());
+    }
+    let runner = if args.runner.is_empty() {
+        vec!["bash".to_string(), repo.join("scripts/sim-run.sh").to_string_lossy().into_owned()]
+    } else {
+        args.runner
+    };
+    let outcome = sweep::sweep(&runs, &args.out, &runner, args.jobs)?;
+    println!(
+        "{} runs: {} already done, {} succeeded, {} failed{}",
+        runs.len(),
+        outcome.skipped,
+        outcome.succeeded,
+        outcome.failed.len(),
+        if outcome.failed.is_empty() { String::new() } else { format!(" ({})", outcome.failed.join(", ")) }
+    );
+    if outcome.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} runs failed; see {}/<id>.failed/ (a rerun retries them)", outcome.failed.len(), args.out.display()))
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Analyze(args) => run_analyze(args),
         Command::E2mcProfile(args) => run_profile(args),
         Command::Table(args) => run_table(args),
+        Command::Sweep(args) => run_sweep(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,168 @@
+//! `memzip sweep` with a fake runner (no simulator): expansion, atomic
+//! results, failure records, and resume after the sweep is killed.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use memzip_cli::sweep::{expand, load_spec, sweep, Run};
+
+/// A runner with sim-run.sh's arguments: writes run.json into --out after
+/// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad".
+const FAKE_RUNNER: &str = r#"#!/usr/bin/env bash
+set -eu
+codec= out= sets=()
+while (($#)); do
+  case $1 in
+    --codec) codec=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --set) sets+=("$2"); shift 2 ;;
+    --expect) shift 2 ;;
+    --) shift; break ;;
+  esac
+done
+echo x >> "$COUNT"
+mkdir -p "$out"
+sleep "${SLEEP:-0}"
+[[ "$codec" != bad ]] || { echo "bad codec" >&2; exit 1; }
+printf '{"codec": "%s", "program": "%s", "options": "%s"}\n' "$codec" "$*" "${sets[*]:-}" > "$out/run.json"
+"#;
+
+fn write_runner(dir: &Path) -> PathBuf {
+    let path = dir.join("runner.sh");
+    fs::write(&path, FAKE_RUNNER).unwrap();
+    path
+}
+
+fn write_spec(dir: &Path, codecs: &[&str]) -> PathBuf {
+    let codecs: Vec<String> = codecs.iter().map(|c| format!("\"{c}\"")).collect();
+    let spec = format!(
+        r#"{{"runs": [
+            {{"name": "ints", "argv": ["{{repo}}/patterns", "ints"], "codecs": [{c}], "expect": "^PASS"}},
+            {{"name": "floats", "argv": ["{{repo}}/patterns", "floats"], "codecs": [{c}],
+              "option_sets": [["-memzip_verify 1"], ["-memzip_verify 1", "-memzip_mdc_bytes 4096"]]}}
+        ]}}"#,
+        c = codecs.join(", ")
+    );
+    let path = dir.join("spec.json");
+    fs::write(&path, spec).unwrap();
+    path
+}
+
+fn calls(count: &Path) -> usize {
+    fs::read_to_string(count).map(|s| s.lines().count()).unwrap_or(0)
+}
+
+#[test]
+fn expansion_is_fixed_and_named_by_entry_codec_and_options() {
+    let dir = common::temp_dir("sweep-expand");
+    let runs = expand(&load_spec(&write_spec(&dir, &["none", "mag_bdi:bases=8+4+2"])).unwrap(), Path::new("/r")).unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "ints-none",
+            "ints-mag_bdi_bases_8_4_2",
+            "floats-none-o0",
+            "floats-none-o1",
+            "floats-mag_bdi_bases_8_4_2-o0",
+            "floats-mag_bdi_bases_8_4_2-o1"
+        ]
+    );
+    assert_eq!(runs[0].argv, ["/r/patterns", "ints"]);
+    assert_eq!(runs[1].codec, "mag_bdi:bases=8+4+2");
+    assert_eq!(runs[3].options, ["-memzip_verify 1", "-memzip_mdc_bytes 4096"]);
+    assert_eq!(runs[0].expect.as_deref(), Some("^PASS"));
+}
+
+#[test]
+fn bad_specs_are_errors_naming_the_problem() {
+    let dir = common::temp_dir("sweep-bad-spec");
+    let path = dir.join("spec.json");
+    fs::write(&path, r#"{"runs": [{"name": "a/b", "argv": ["x"], "codecs": ["none"]}]}"#).unwrap();
+    assert!(expand(&load_spec(&path).unwrap(), Path::new("/")).unwrap_err().contains("run name 'a/b'"));
+    fs::write(&path, r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["none", "none"]}]}"#).unwrap();
+    assert!(expand(&load_spec(&path).unwrap(), Path::new("/")).unwrap_err().contains("'a-none'"));
+    fs::write(&path, r#"{"runs": [{"name": "a", "argv": ["x"], "codec": ["none"]}]}"#).unwrap();
+    assert!(load_spec(&path).unwrap_err().contains("unknown field"));
+}
+
+#[test]
+fn failures_are_recorded_and_retried() {
+    let dir = common::temp_dir("sweep-failures");
+    let runner = write_runner(&dir);
+    let count = dir.join("count");
+    let runs: Vec<Run> = expand(&load_spec(&write_spec(&dir, &["none", "bad"])).unwrap(), &dir).unwrap();
+    let out = dir.join("results");
+    let runner_cmd = vec![
+        "env".to_string(),
+        format!("COUNT={}", count.display()),
+        "bash".to_string(),
+        runner.to_string_lossy().into_owned(),
+    ];
+    let outcome = sweep(&runs, &out, &runner_cmd, 2).unwrap();
+    assert_eq!((outcome.skipped, outcome.succeeded), (0, 3));
+    assert_eq!(outcome.failed.len(), 3);
+    assert!(out.join("ints-none/run.json").is_file());
+    assert!(fs::read_to_string(out.join("ints-bad.failed/runner.log")).unwrap().contains("bad codec"));
+    assert!(fs::read_to_string(out.join("ints-bad.failed/reason.txt")).unwrap().contains("exit status: 1"));
+    assert!(!out.join("ints-bad").exists(), "a failed run never takes the run's name");
+    // A rerun skips what is done and retries only the failures.
+    let before = calls(&count);
+    let again = sweep(&runs, &out, &runner_cmd, 1).unwrap();
+    assert_eq!((again.skipped, again.succeeded, again.failed.len()), (3, 0, 3));
+    assert_eq!(calls(&count) - before, 3);
+}
+
+#[test]
+fn resume_after_a_kill_runs_only_what_is_missing() {
+    let dir = common::temp_dir("sweep-resume");
+    let runner = write_runner(&dir);
+    let spec = write_spec(&dir, &["none", "bdi", "mag_bdi"]); // 9 runs
+    let out = dir.join("results");
+    let count = dir.join("count");
+    let sweep_cmd = |sleep: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_memzip"));
+        c.arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .arg("--runner")
+            .arg("bash")
+            .arg(&runner)
+            .env("COUNT", &count)
+            .env("SLEEP", sleep)
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    // Kill the sweep once a few runs are complete.
+    let mut child = sweep_cmd("0.3").spawn().unwrap();
+    let start = Instant::now();
+    let done = |out: &Path| fs::read_dir(out).map(|d| d.flatten().filter(|e| e.path().join("run.json").is_file() && !e.file_name().to_string_lossy().starts_with('.')).count()).unwrap_or(0);
+    while done(&out) < 3 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The runner it had started is orphaned, not killed (a terminal's Ctrl-C
+    // would stop the whole group): let it finish before resuming.
+    std::thread::sleep(Duration::from_millis(800));
+    let completed = done(&out);
+    assert!((3..9).contains(&completed), "killed with {completed} of 9 done");
+    let calls_before = calls(&count);
+
+    let status = sweep_cmd("0").status().unwrap();
+    assert!(status.success());
+    assert_eq!(done(&out), 9);
+    assert_eq!(calls(&count) - calls_before, 9 - completed, "only the missing runs ran again");
+    let leftovers: Vec<_> =
+        fs::read_dir(&out).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-")).collect();
+    assert!(leftovers.is_empty(), "no half-written run directories remain");
+    let run = fs::read_to_string(out.join("floats-mag_bdi-o1/run.json")).unwrap();
+    assert!(run.contains("-memzip_mdc_bytes 4096"), "{run}");
+}
