@@ -5,11 +5,13 @@
 //! - [`shannon`]: the Shannon bound per symbol length, streaming.
 //! - [`table`]: the comparison table of simulator run directories.
 //! - [`sweep`]: a grid of simulator runs, local and resumable.
+//! - [`report`]: tables and SVG figures of a results directory.
 
 #![forbid(unsafe_code)]
 
 pub mod analyze;
 pub mod profile;
+pub mod report;
 pub mod shannon;
 pub mod sweep;
 pub mod table;

@@ -10,6 +10,7 @@ use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_cli::profile::{self, ProfileOptions};
 use memzip_cli::shannon;
+use memzip_cli::report;
 use memzip_cli::sweep;
 use memzip_cli::table;
 
@@ -30,6 +31,17 @@ enum Command {
     Table(TableArgs),
     /// Run a grid of simulations (programs x codecs x option sets); resumable.
     Sweep(SweepArgs),
+    /// Tables (markdown, CSV) and SVG figures of a directory of runs.
+    Report(ReportArgs),
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// A directory of run directories (e.g. a `memzip sweep` result).
+    results: PathBuf,
+    /// Where summary.md, summary.csv and the figures go.
+    #[arg(long, short)]
+    output: PathBuf,
 }
 
 #[derive(Args)]
@@ -260,6 +272,13 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     }
 }
 
+fn run_report(args: ReportArgs) -> Result<(), String> {
+    for path in report::write_report(&args.results, &args.output)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -267,6 +286,7 @@ fn main() -> ExitCode {
         Command::E2mcProfile(args) => run_profile(args),
         Command::Table(args) => run_table(args),
         Command::Sweep(args) => run_sweep(args),
+        Command::Report(args) => run_report(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,339 @@
+//! `memzip report`: tables and figures from a directory of simulator runs
+//! (a `memzip sweep` result or any run directories written by sim-run.sh).
+//!
+//! Writes `summary.md`, `summary.csv` and SVG bar charts, the figures the
+//! papers draw: raw and effective compression ratio per program and codec
+//! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
+//! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, and the
+//! distribution of stored sizes at MAG granularity (paper 002 Fig. 12).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::table::{self, Row};
+
+/// Run directories directly under `results` (skipping `.tmp-*` and `*.failed`).
+pub fn run_dirs(results: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(results)
+        .map_err(|e| format!("{}: {e}", results.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("stats.json").is_file())
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            !name.starts_with('.') && !name.ends_with(".failed")
+        })
+        .collect();
+    dirs.sort();
+    if dirs.is_empty() {
+        return Err(format!("{}: no run directories (with stats.json) inside", results.display()));
+    }
+    Ok(dirs)
+}
+
+/// Geometric mean of the positive values; None when there are none.
+pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let logs: Vec<f64> = values.into_iter().filter(|v| *v > 0.0).map(f64::ln).collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+}
+
+/// Blocks per stored size in bytes (write-backs and copies) of one run.
+fn stored_sizes(dir: &Path) -> Result<BTreeMap<u64, u64>, String> {
+    let path = dir.join("stats.json");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stats: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut sizes = BTreeMap::new();
+    for part in ["writes", "memcpy"] {
+        if let Some(map) = stats["total"][part]["mag_sizes"].as_object() {
+            for (size, count) in map {
+                let size: u64 = size.parse().map_err(|_| format!("{}: bad size key '{size}'", path.display()))?;
+                *sizes.entry(size).or_insert(0) += count.as_u64().unwrap_or(0);
+            }
+        }
+    }
+    Ok(sizes)
+}
+
+/// A named row of bars, one value per group (None: no bar).
+pub type Series = (String, Vec<Option<f64>>);
+
+/// One per-program figure of the report.
+struct Figure {
+    file: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+    metric: fn(&Row) -> Option<f64>,
+    reference: Option<f64>,
+}
+
+/// One figure: groups along x, one bar per series in each group.
+pub struct BarChart<'a> {
+    pub title: &'a str,
+    pub y_label: &'a str,
+    pub groups: Vec<String>,
+    pub series: Vec<Series>,
+    /// A dashed reference line (e.g. 1.0 for ratios).
+    pub reference: Option<f64>,
+}
+
+const COLORS: [&str; 10] =
+    ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// A round axis maximum and tick step above `max`.
+fn axis(max: f64) -> (f64, f64) {
+    let max = if max > 0.0 { max } else { 1.0 };
+    let raw_step = max / 5.0;
+    let magnitude = 10f64.powf(raw_step.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw_step).unwrap_or(magnitude * 10.0);
+    ((max / step).ceil() * step, step)
+}
+
+impl BarChart<'_> {
+    pub fn to_svg(&self) -> String {
+        let (left, right, top, bottom) = (80.0, 170.0, 50.0, 90.0);
+        let plot_h = 320.0;
+        let per_group = 24.0 * self.series.len().max(1) as f64 + 24.0;
+        let plot_w = (per_group * self.groups.len().max(1) as f64).max(300.0);
+        let (width, height) = (left + plot_w + right, top + plot_h + bottom);
+        let max = self.series.iter().flat_map(|(_, v)| v.iter().flatten().copied()).fold(0.0, f64::max);
+        let (y_max, step) = axis(max.max(self.reference.unwrap_or(0.0)));
+        let y = |v: f64| top + plot_h * (1.0 - v / y_max);
+        let mut svg = String::new();
+        let _ = writeln!(
+            svg,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="28" font-size="16" text-anchor="middle" font-weight="bold">{}</text>"#,
+            left + plot_w / 2.0,
+            escape(self.title)
+        );
+        let mut tick = 0.0;
+        while tick <= y_max + step / 2.0 {
+            let ty = y(tick);
+            let _ = writeln!(svg, r##"<line x1="{left}" x2="{}" y1="{ty}" y2="{ty}" stroke="#ddd"/>"##, left + plot_w);
+            let _ = writeln!(svg, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, left - 6.0, ty + 4.0, fmt_tick(tick, step));
+            tick += step;
+        }
+        let _ = writeln!(
+            svg,
+            r#"<text transform="translate(22,{}) rotate(-90)" text-anchor="middle" font-size="13">{}</text>"#,
+            top + plot_h / 2.0,
+            escape(self.y_label)
+        );
+        for (g, group) in self.groups.iter().enumerate() {
+            let gx = left + g as f64 * per_group + 12.0;
+            for (s, (_, values)) in self.series.iter().enumerate() {
+                if let Some(v) = values.get(g).copied().flatten() {
+                    let (bx, by) = (gx + s as f64 * 24.0, y(v));
+                    let _ = writeln!(
+                        svg,
+                        r#"<rect x="{bx}" y="{by}" width="20" height="{}" fill="{}"><title>{}: {v:.3}</title></rect>"#,
+                        (top + plot_h - by).max(0.0),
+                        COLORS[s % COLORS.len()],
+                        escape(group)
+                    );
+                }
+            }
+            let lx = gx + (per_group - 24.0) / 2.0;
+            let _ = writeln!(
+                svg,
+                r#"<text transform="translate({lx},{}) rotate(-25)" text-anchor="end">{}</text>"#,
+                top + plot_h + 16.0,
+                escape(group)
+            );
+        }
+        if let Some(r) = self.reference {
+            let _ = writeln!(
+                svg,
+                r#"<line x1="{left}" x2="{}" y1="{}" y2="{}" stroke="black" stroke-dasharray="6,4"/>"#,
+                left + plot_w,
+                y(r),
+                y(r)
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r#"<line x1="{left}" x2="{left}" y1="{top}" y2="{}" stroke="black"/><line x1="{left}" x2="{}" y1="{}" y2="{}" stroke="black"/>"#,
+            top + plot_h,
+            left + plot_w,
+            top + plot_h,
+            top + plot_h
+        );
+        for (s, (name, _)) in self.series.iter().enumerate() {
+            let (lx, ly) = (left + plot_w + 20.0, top + 10.0 + s as f64 * 20.0);
+            let _ = writeln!(svg, r#"<rect x="{lx}" y="{}" width="14" height="14" fill="{}"/>"#, ly - 11.0, COLORS[s % COLORS.len()]);
+            let _ = writeln!(svg, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 20.0, escape(name));
+        }
+        svg.push_str("</svg>\n");
+        svg
+    }
+}
+
+fn fmt_tick(value: f64, step: f64) -> String {
+    if step >= 1.0 {
+        format!("{value:.0}")
+    } else if step >= 0.1 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// Programs (first-appearance order) and codecs (first-appearance order).
+fn axes(rows: &[Row]) -> (Vec<String>, Vec<String>) {
+    let mut programs: Vec<String> = Vec::new();
+    let mut codecs: Vec<String> = Vec::new();
+    for row in rows {
+        let program = row.run.program.clone().unwrap_or_else(|| "(unnamed)".into());
+        if !programs.contains(&program) {
+            programs.push(program);
+        }
+        if !codecs.contains(&row.run.label) {
+            codecs.push(row.run.label.clone());
+        }
+    }
+    // The baseline first, so colours and table rows start from it.
+    codecs.sort_by_key(|c| c != "none");
+    (programs, codecs)
+}
+
+/// Per codec, one value per program and the geometric mean as the last group.
+fn per_program(rows: &[Row], metric: impl Fn(&Row) -> Option<f64>) -> (Vec<String>, Vec<Series>) {
+    let (programs, codecs) = axes(rows);
+    let series = codecs
+        .iter()
+        .map(|codec| {
+            let mut values: Vec<Option<f64>> = programs
+                .iter()
+                .map(|p| {
+                    rows.iter()
+                        .find(|r| &r.run.label == codec && r.run.program.as_deref().unwrap_or("(unnamed)") == p)
+                        .and_then(&metric)
+                })
+                .collect();
+            values.push(geomean(values.iter().flatten().copied()));
+            (codec.clone(), values)
+        })
+        .collect();
+    let mut groups = programs;
+    groups.push("geomean".into());
+    (groups, series)
+}
+
+/// Writes the report files into `out` and returns their paths.
+pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
+    let dirs = run_dirs(results)?;
+    let rows = table::load_rows(&dirs)?;
+    fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut written = Vec::new();
+    let mut write = |name: &str, text: String| -> Result<(), String> {
+        let path = out.join(name);
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+        Ok(())
+    };
+
+    let figures = [
+        Figure {
+            file: "effective_cr.svg",
+            title: "Effective compression ratio (at MAG)",
+            y_label: "effective CR (x)",
+            metric: |r| r.run.effective_cr,
+            reference: Some(1.0),
+        },
+        Figure {
+            file: "raw_cr.svg",
+            title: "Raw compression ratio",
+            y_label: "raw CR (x)",
+            metric: |r| r.run.raw_cr,
+            reference: Some(1.0),
+        },
+        Figure {
+            file: "speedup.svg",
+            title: "Speedup over no compression",
+            y_label: "speedup (x, simulated cycles)",
+            metric: |r| r.speedup,
+            reference: Some(1.0),
+        },
+        Figure {
+            file: "dram_traffic.svg",
+            title: "DRAM traffic relative to no compression",
+            y_label: "DRAM bytes (% of none)",
+            metric: |r| r.dram_percent_of_none,
+            reference: Some(100.0),
+        },
+    ];
+    let mut summary = String::from("# memzip report\n\n");
+    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    let _ = writeln!(summary, "| codec | geomean effective CR | geomean raw CR | geomean speedup | geomean DRAM % of none |");
+    let _ = writeln!(summary, "| --- | --- | --- | --- | --- |");
+    let charts: Vec<_> = figures.iter().map(|f| per_program(&rows, f.metric)).collect();
+    let (_, codecs) = axes(&rows);
+    for (c, codec) in codecs.iter().enumerate() {
+        let cell = |k: usize| {
+            charts[k].1[c].1.last().copied().flatten().map_or("-".to_string(), |v| format!("{v:.3}"))
+        };
+        let _ = writeln!(summary, "| {codec} | {} | {} | {} | {} |", cell(0), cell(1), cell(2), cell(3));
+    }
+    summary.push_str("\n## Runs\n\n```\n");
+    summary.push_str(&table::render_text(&rows));
+    summary.push_str("```\n\n## Figures\n\n");
+    for (figure, (groups, series)) in figures.iter().zip(charts) {
+        let chart = BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
+        write(figure.file, chart.to_svg())?;
+        let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
+    }
+
+    // Stored-size distribution over every program, per codec.
+    let mut by_codec: BTreeMap<&str, BTreeMap<u64, u64>> = BTreeMap::new();
+    for row in &rows {
+        let sizes = stored_sizes(Path::new(&row.run.dir))?;
+        let entry = by_codec.entry(row.run.label.as_str()).or_default();
+        for (size, count) in sizes {
+            *entry.entry(size).or_insert(0) += count;
+        }
+    }
+    let all_sizes: Vec<u64> = {
+        let mut s: Vec<u64> = by_codec.values().flat_map(|m| m.keys().copied()).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    let size_series = all_sizes
+        .iter()
+        .map(|size| {
+            let values = codecs
+                .iter()
+                .map(|codec| {
+                    let map = by_codec.get(codec.as_str())?;
+                    let total: u64 = map.values().sum();
+                    (total > 0).then(|| 100.0 * *map.get(size).unwrap_or(&0) as f64 / total as f64)
+                })
+                .collect();
+            (format!("{size} B"), values)
+        })
+        .collect();
+    let chart = BarChart {
+        title: "Stored block sizes at MAG granularity",
+        y_label: "blocks (%)",
+        groups: codecs.clone(),
+        series: size_series,
+        reference: None,
+    };
+    write("size_distribution.svg", chart.to_svg())?;
+    let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
+    write("summary.csv", table::render_csv(&rows))?;
+    write("summary.md", summary)?;
+    Ok(written)
+}

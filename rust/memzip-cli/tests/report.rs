@@ -1,0 +1,71 @@
+//! `memzip report` on the fixture run directories: tables with geometric
+//! means computed from the runs, and readable SVG figures.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use memzip_cli::report::{geomean, run_dirs, write_report, BarChart};
+
+fn fixtures() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/runs"))
+}
+
+#[test]
+fn geomean_of_ratios() {
+    assert!((geomean([2.0, 8.0]).unwrap() - 4.0).abs() < 1e-12);
+    assert_eq!(geomean([]), None);
+    assert_eq!(geomean([0.0, -1.0]), None, "non-positive values carry no ratio");
+}
+
+#[test]
+fn summary_has_per_codec_geomeans_and_every_run() {
+    let out = common::temp_dir("report-fixtures");
+    let written = write_report(fixtures(), &out).unwrap();
+    assert_eq!(written.len(), 7);
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4.
+    assert!(summary.contains("| mag_bdi | 4.000 | 4.000 | 1.250 | 25.625 |"), "{summary}");
+    assert!(summary.contains("| none | 1.000 | 1.000 | 1.000 | 100.000 |"), "{summary}");
+    let none_row = summary.find("| none |").unwrap();
+    assert!(summary[none_row..].contains("| mag_bdi |"), "the baseline comes first");
+    assert!(summary.contains("![Speedup over no compression](speedup.svg)"));
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "header and six runs:\n{csv}");
+}
+
+#[test]
+fn figures_have_title_axis_label_legend_and_bars() {
+    let out = common::temp_dir("report-figures");
+    write_report(fixtures(), &out).unwrap();
+    let svg = fs::read_to_string(out.join("effective_cr.svg")).unwrap();
+    for needle in ["Effective compression ratio (at MAG)", "effective CR (x)", ">mag_bdi<", ">geomean<", "stroke-dasharray"] {
+        assert!(svg.contains(needle), "missing {needle}");
+    }
+    assert_eq!(svg.matches("<title>").count(), 11, "one bar per program and codec with data, plus geomeans");
+    let sizes = fs::read_to_string(out.join("size_distribution.svg")).unwrap();
+    assert!(sizes.contains("blocks (%)") && sizes.contains(">none<"));
+}
+
+#[test]
+fn bars_scale_to_a_round_axis() {
+    let chart = BarChart {
+        title: "t",
+        y_label: "y",
+        groups: vec!["a".into(), "b".into()],
+        series: vec![("s".into(), vec![Some(2.0), Some(4.0)])],
+        reference: None,
+    };
+    let svg = chart.to_svg();
+    // Axis 0..4 in steps of 1 over 320 px from y=50: 4.0 -> y=50, 2.0 -> y=210.
+    assert!(svg.contains(r#"y="50" width="20" height="320""#), "{svg}");
+    assert!(svg.contains(r#"y="210" width="20" height="160""#), "{svg}");
+    assert!(svg.contains(r#"text-anchor="end">4</text>"#) && !svg.contains(r#"text-anchor="end">5</text>"#));
+}
+
+#[test]
+fn an_empty_results_dir_is_an_error() {
+    let out = common::temp_dir("report-empty");
+    assert!(run_dirs(&out).unwrap_err().contains("no run directories"));
+}
