@@ -18,6 +18,16 @@ source "$(dirname "$0")/lib.sh"
 INPUTS="$MEMZIP_ROOT/benchmarks/inputs"
 bench_root="$MEMZIP_CACHE/benchmarks"
 
+# For manifests' BUILD commands: nvcc_sim builds for the simulator (a shared
+# cudart: a static one would bypass it; compute_75 is CUDA 13's lowest PTX
+# target); nvcc_host builds a host-only reference binary that runs natively.
+nvcc_sim() {
+    "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 "$@"
+}
+nvcc_host() {
+    "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart static "$@"
+}
+
 manifest_of() {
     local found
     found=$(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name "$1.env" | head -n1)
@@ -72,7 +82,10 @@ cmd_run() {
         esac
     done
     [[ -n "$codec" ]] || die "--codec is required"
-    load "$(manifest_of "$name")"
+    local manifest
+    manifest=$(manifest_of "$name")
+    load "$manifest"
+    HERE=$(dirname "$manifest")  # the manifest's folder: our patches and sed scripts
     [[ "$STATUS" == runs ]] || die "$name does not run here: $STATUS"
     [[ " $PRESETS " == *" $preset "* ]] || die "--preset $preset: $name has presets: $PRESETS"
 
@@ -81,7 +94,8 @@ cmd_run() {
     BIN="$bench_root/build/$SUITE/$name/$name"
     mkdir -p "$(dirname "$BIN")"
     local stamp="$BIN.stamp" want
-    want="$COMMIT $BUILD"
+    # Rebuild when the commit, the command or our sed script / patch changes.
+    want="$COMMIT $BUILD $({ cat "$HERE/$name".sed "$HERE/$name".patch 2>/dev/null || true; } | cksum)"
     if [[ ! -x "$BIN" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
         local build=${BUILD/#nvcc /\"\$MEMZIP_CUDA_HOME/bin/nvcc\" --cudart shared -gencode arch=compute_75,code=compute_75 }
         (cd "$SRC/$BUILD_DIR" && BIN="$BIN" MEMZIP_CUDA_HOME="$MEMZIP_CUDA_HOME" eval "$build") >"$BIN.build.log" 2>&1 ||
