@@ -37,17 +37,17 @@ manifest_of() {
 
 # Loads a manifest into variables in a subshell-safe way (plain assignments).
 load() {
-    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK STATUS
+    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS
     # shellcheck disable=SC1090
     source "$1"
 }
 
 cmd_list() {
-    printf '%-10s %-12s %-20s %s\n' suite benchmark presets status
+    printf '%-10s %-12s %-18s %-28s %s\n' suite benchmark presets check status
     local m
     for m in "$MEMZIP_ROOT"/benchmarks/*/*.env; do
         load "$m"
-        printf '%-10s %-12s %-20s %s\n' "$SUITE" "$(basename "$m" .env)" "$PRESETS" "$STATUS"
+        printf '%-10s %-12s %-18s %-28s %s\n' "$SUITE" "$(basename "$m" .env)" "$PRESETS" "${CHECK_KIND:-?}" "$STATUS"
     done
 }
 
