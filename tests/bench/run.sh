@@ -43,6 +43,27 @@ verdict gen-bfs-deterministic "rodinia_graph.py" same_twice "python3 $gen/rodini
 verdict gen-lud-deterministic "lud_matrix.py" same_twice "python3 $gen/lud_matrix.py --size 32 --seed 3 --out @OUT@"
 verdict gen-gaussian-deterministic "gaussian_system.py" same_twice "python3 $gen/gaussian_system.py make --size 16 --seed 3 --out @OUT@ --reference $work/x"
 verdict gen-hotspot-deterministic "hotspot_grid.py" same_twice "python3 $gen/hotspot_grid.py make --size 16 --seed 3 --temp @OUT@ --power $work/power"
+verdict gen-galois-deterministic "galois_graph.py" same_twice "python3 $gen/galois_graph.py --rows 8 --cols 8 --seed 3 --out @OUT@ --sssp-reference $work/sssp.ref"
+printf '0: 0\n1: 5\n' >"$work/g.out"; printf '0: 0\n1: 5\n' >"$work/g.ref"
+verdict check-galois-right "equal distances accepted" quiet python3 "$gen/galois_graph.py" compare "$work/g.out" "$work/g.ref"
+printf '0: 0\n1: 6\n' >"$work/g.out"
+verdict check-galois-wrong "a wrong distance rejected" fails python3 "$gen/galois_graph.py" compare "$work/g.out" "$work/g.ref"
+# hotspot: the host reference printed in the program's "index<TAB>value"
+# format passes; the same with one cell 0.01 K off fails.
+python3 "$gen/hotspot_grid.py" make --size 8 --seed 3 --temp "$work/hs.temp" --power "$work/hs.power"
+python3 - "$gen" "$work" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import hotspot_grid as h
+w = sys.argv[2]
+ref = h.reference(8, 2, h.read_floats(f"{w}/hs.temp"), h.read_floats(f"{w}/hs.power"))
+open(f"{w}/hs.good", "w").write("".join(f"{i}\t{v:g}\n" for i, v in enumerate(ref)))
+ref[17] += 0.01
+open(f"{w}/hs.bad", "w").write("".join(f"{i}\t{v:g}\n" for i, v in enumerate(ref)))
+PY
+hotspot_check() { python3 "$gen/hotspot_grid.py" check --size 8 --iterations 2 --temp "$work/hs.temp" --power "$work/hs.power" "$1"; }
+verdict check-hotspot-right "host stencil accepted" quiet hotspot_check "$work/hs.good"
+verdict check-hotspot-wrong "one cell 0.01 K off rejected" fails hotspot_check "$work/hs.bad"
 printf 'The final solution is: \n%s\n' "$(cat "$work/x")" >"$work/x.log"
 verdict check-gaussian-right "known x accepted" quiet python3 "$gen/gaussian_system.py" check "$work/x" "$work/x.log"
 printf 'The final solution is: \n99.00%s\n' "$(cut -d' ' -f2- <"$work/x" | sed 's/^/ /')" >"$work/x.log"
