@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh list
 #   scripts/bench.sh run NAME --codec C [--preset tiny] [--out DIR] [--set "-memzip_x v"]...
+#   scripts/bench.sh table [--markdown|--csv] [RUN_DIR...]
 #
 # `run` fetches the suite (from $REPO_ENV, e.g. MEMZIP_RODINIA_REPO: a local
 # clone or mirror, else the upstream URL) into the cache once, checks out the
@@ -28,11 +29,18 @@ nvcc_host() {
     "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart static "$@"
 }
 
+# manifest_of NAME: the manifest of NAME ("suite/name", or a bare name that
+# only one suite has).
 manifest_of() {
-    local found
-    found=$(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name "$1.env" | head -n1)
-    [[ -n "$found" ]] || die "unknown benchmark '$1' (see scripts/bench.sh list)"
-    echo "$found"
+    local found=()
+    if [[ "$1" == */* ]]; then
+        [[ -f "$MEMZIP_ROOT/benchmarks/$1.env" ]] && found=("$MEMZIP_ROOT/benchmarks/$1.env")
+    else
+        mapfile -t found < <(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name "$1.env" | sort)
+    fi
+    ((${#found[@]})) || die "unknown benchmark '$1' (see scripts/bench.sh list)"
+    ((${#found[@]} == 1)) || die "'$1' is in several suites: name it as suite/$1 (see scripts/bench.sh list)"
+    echo "${found[0]}"
 }
 
 # Loads a manifest into variables in a subshell-safe way (plain assignments).
@@ -43,11 +51,11 @@ load() {
 }
 
 cmd_list() {
-    printf '%-10s %-12s %-18s %-28s %s\n' suite benchmark presets check status
+    printf '%-12s %-22s %-18s %-32s %s\n' suite benchmark presets check status
     local m
     for m in "$MEMZIP_ROOT"/benchmarks/*/*.env; do
         load "$m"
-        printf '%-10s %-12s %-18s %-28s %s\n' "$SUITE" "$(basename "$m" .env)" "$PRESETS" "${CHECK_KIND:-?}" "$STATUS"
+        printf '%-12s %-22s %-18s %-32s %s\n' "$SUITE" "$(basename "$m" .env)" "${PRESETS:--}" "${CHECK_KIND:--}" "$STATUS"
     done
 }
 
@@ -85,6 +93,7 @@ cmd_run() {
     local manifest
     manifest=$(manifest_of "$name")
     load "$manifest"
+    name=$(basename "$manifest" .env)
     HERE=$(dirname "$manifest")  # the manifest's folder: our patches and sed scripts
     [[ "$STATUS" == runs ]] || die "$name does not run here: $STATUS"
     [[ " $PRESETS " == *" $preset "* ]] || die "--preset $preset: $name has presets: $PRESETS"
@@ -94,8 +103,13 @@ cmd_run() {
     BIN="$bench_root/build/$SUITE/$name/$name"
     mkdir -p "$(dirname "$BIN")"
     local stamp="$BIN.stamp" want
-    # Rebuild when the commit, the command or our sed script / patch changes.
-    want="$COMMIT $BUILD $({ cat "$HERE/$name".sed "$HERE/$name".patch 2>/dev/null || true; } | cksum)"
+    # Rebuild when the commit, the command or one of our sed scripts / patches
+    # that BUILD names changes.
+    local ours=() f
+    for f in "$HERE"/*.sed "$HERE"/*.patch; do
+        [[ -f "$f" && "$BUILD" == *"$(basename "$f")"* ]] && ours+=("$f")
+    done
+    want="$COMMIT $BUILD $(cat /dev/null "${ours[@]}" | cksum)"
     if [[ ! -x "$BIN" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
         local build=${BUILD/#nvcc /\"\$MEMZIP_CUDA_HOME/bin/nvcc\" --cudart shared -gencode arch=compute_75,code=compute_75 }
         (cd "$SRC/$BUILD_DIR" && BIN="$BIN" MEMZIP_CUDA_HOME="$MEMZIP_CUDA_HOME" eval "$build") >"$BIN.build.log" 2>&1 ||
@@ -105,29 +119,60 @@ cmd_run() {
 
     step "input $SUITE/$name ($preset)"
     DATA="$bench_root/inputs/$SUITE/$name/$preset"
-    local input_var="INPUT_$preset"
-    if [[ ! -f "$DATA/.done" || "$(cat "$DATA/.done")" != "${!input_var}" ]]; then
+    local input_var="INPUT_$preset" input_want
+    # Regenerate when the command, our generators or (for a reference made by
+    # a host build of the benchmark) the build changes.
+    input_want="${!input_var} $(cat "$INPUTS"/*.py | cksum)"
+    [[ "${!input_var}" != *'$BIN'* ]] || input_want+=" $(cat "$stamp")"
+    if [[ ! -f "$DATA/.done" || "$(cat "$DATA/.done")" != "$input_want" ]]; then
         rm -rf "$DATA" && mkdir -p "$DATA"
         (eval "${!input_var}") || die "input generation failed"
-        echo "${!input_var}" >"$DATA/.done"
+        echo "$input_want" >"$DATA/.done"
     fi
 
     OUT=${out:-$bench_root/results/$SUITE-$name-$preset-$codec}
     local argv
     eval "argv=($RUN)"
-    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$OUT" "${sets[@]}" \
+    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$OUT" "${sets[@]}" --label "$SUITE/$name $preset" \
         ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" || die "$name failed under the simulator (log: $OUT/sim.log)"
     step "check $SUITE/$name"
-    if (eval "$CHECK"); then
+    local check_ok=true
+    (eval "$CHECK") >"$OUT/check.log" 2>&1 || check_ok=false
+    cat "$OUT/check.log" >&2
+    # bench.json: what ran (for `bench.sh table` and later studies).
+    cat >"$OUT/bench.json" <<EOF
+{
+  "suite": "$SUITE",
+  "benchmark": "$name",
+  "commit": "$COMMIT",
+  "preset": "$preset",
+  "codec": "$codec",
+  "check_kind": "${CHECK_KIND:-?}",
+  "check_ok": $check_ok
+}
+EOF
+    if [[ "$check_ok" == true ]]; then
         log "$name $preset $codec: output correct"
     else
         sed -i 's/"output_ok": true/"output_ok": false/' "$OUT/run.json"
-        die "$name $preset $codec: WRONG output ($CHECK)"
+        die "$name $preset $codec: WRONG output (check: $CHECK; log: $OUT/check.log)"
     fi
+}
+
+# table [RUN_DIR...]: `memzip table` of the runs (default: every run under the
+# results folder): per benchmark and preset, cycles, speedup, DRAM bytes,
+# compression ratios, verify counts, the output check and wall time.
+cmd_table() {
+    local flags=() dirs=()
+    for arg; do [[ "$arg" == --* ]] && flags+=("$arg") || dirs+=("$arg"); done
+    ((${#dirs[@]})) || dirs=("$bench_root"/results/*/)
+    (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
+    "$MEMZIP_ROOT/target/release/memzip" table "${flags[@]}" "${dirs[@]}"
 }
 
 case ${1:-} in
     list) cmd_list ;;
     run) shift; cmd_run "$@" ;;
-    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]..." ;;
+    table) shift; cmd_table "$@" ;;
+    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... | bench.sh table [--markdown|--csv] [RUN_DIR...]" ;;
 esac

@@ -12,6 +12,8 @@
 #   --set "-flag v"   one more simulator option line (repeatable)
 #   --expect REGEX    the program's output must match REGEX (grep -E) to count
 #                     as correct, on top of exit status 0
+#   --label TEXT      the run's "program" in run.json, which `memzip table`
+#                     groups runs by (default: the program's name and arguments)
 #   --version V       simulator version (default dev; dev-baseline: unpatched,
 #                     --codec none only, no stats.json)
 #
@@ -26,6 +28,7 @@ out=""
 version=${MEMZIP_GPGPUSIM_VERSION:-dev}
 config=""
 expect=""
+label=""
 extra=()
 while (($#)); do
     case $1 in
@@ -34,6 +37,7 @@ while (($#)); do
         --config) config=${2:?--config needs a directory}; shift 2 ;;
         --set) extra+=("${2:?--set needs an option line}"); shift 2 ;;
         --expect) expect=${2:?--expect needs a regex}; shift 2 ;;
+        --label) label=${2:?--label needs a text}; shift 2 ;;
         --version) version=${2:?--version needs a value}; shift 2 ;;
         --) shift; break ;;
         *) die "unknown argument '$1' (see the header of scripts/sim-run.sh)" ;;
@@ -50,6 +54,7 @@ program=$(command -v "$1" || true)
 [[ -n "$program" && -x "$program" ]] || die "program '$1' not found or not executable"
 program=$(realpath "$program")
 shift
+[[ -n "$label" ]] || label="$(basename "$program") $*"
 
 step "sim-run: prepare $out"
 rm -rf "$out"
@@ -87,7 +92,7 @@ json_string() {
 cat >"$out/run.json" <<EOF
 {
   "codec": $(json_string "$codec"),
-  "program": $(json_string "$(basename "$program") $*"),
+  "program": $(json_string "$label"),
   "simulator": $(json_string "$GPGPUSIM_TAG"),
   "exit_status": $status,
   "wall_seconds": $wall,

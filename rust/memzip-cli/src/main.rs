@@ -135,8 +135,11 @@ struct TableArgs {
     #[arg(required = true)]
     runs: Vec<PathBuf>,
     /// Print CSV instead of the aligned table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     csv: bool,
+    /// Print a markdown table instead of the aligned table.
+    #[arg(long)]
+    markdown: bool,
 }
 
 fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
@@ -235,6 +238,8 @@ fn run_table(args: TableArgs) -> Result<(), String> {
     let rows = table::load_rows(&args.runs)?;
     if args.csv {
         print!("{}", table::render_csv(&rows));
+    } else if args.markdown {
+        print!("{}", table::render_markdown(&rows));
     } else {
         print!("{}", table::render_text(&rows));
     }

@@ -176,8 +176,8 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     })
 }
 
-/// Groups runs by program (first appearance order, command-line order within
-/// a group) and relates each to its group's `none` run.
+/// Groups runs by program (first appearance order; within a group the `none`
+/// run first, then command-line order) and relates each to that `none` run.
 pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
     let mut programs: Vec<Option<String>> = Vec::new();
     for run in &runs {
@@ -198,7 +198,10 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
             ));
         }
         let baseline = baselines.first();
-        for run in group {
+        // The baseline leads its group, whatever the command-line order.
+        let (mut ordered, others): (Vec<&Run>, Vec<&Run>) = group.into_iter().partition(|r| r.is_baseline());
+        ordered.extend(others);
+        for run in ordered {
             let speedup = baseline.filter(|_| run.cycles > 0).map(|b| b.cycles as f64 / run.cycles as f64);
             let dram_percent_of_none =
                 baseline.filter(|b| b.dram_bytes > 0).map(|b| 100.0 * run.dram_bytes as f64 / b.dram_bytes as f64);
@@ -231,8 +234,8 @@ fn output_cell(ok: Option<bool>) -> String {
     .to_string()
 }
 
-/// The aligned text table.
-pub fn render_text(rows: &[Row]) -> String {
+/// The table's cells, shared by the text and markdown forms.
+fn cell_table(rows: &[Row]) -> Table {
     let mut table = Table::new(&[
         ("program", Align::Left),
         ("run", Align::Left),
@@ -245,6 +248,7 @@ pub fn render_text(rows: &[Row]) -> String {
         ("MDC hit", Align::Right),
         ("verify chk/fail", Align::Right),
         ("output", Align::Left),
+        ("wall s", Align::Right),
     ]);
     for row in rows {
         let run = &row.run;
@@ -260,9 +264,20 @@ pub fn render_text(rows: &[Row]) -> String {
             fmt_opt(run.mdc_hit_rate.map(|h| 100.0 * h), 1) + if run.mdc_hit_rate.is_some() { "%" } else { "" },
             verify_cell(run),
             output_cell(run.output_ok),
+            fmt_opt(run.wall_seconds, 1),
         ]);
     }
-    table.render()
+    table
+}
+
+/// The aligned text table.
+pub fn render_text(rows: &[Row]) -> String {
+    cell_table(rows).render()
+}
+
+/// The same cells as a markdown table.
+pub fn render_markdown(rows: &[Row]) -> String {
+    cell_table(rows).render_markdown()
 }
 
 /// The same table as CSV, numbers at full precision, missing values empty.
@@ -343,8 +358,8 @@ mod tests {
         assert_eq!(
             summary,
             vec![
-                ("a/bdi", Some(1.25), Some(60.0)),
                 ("a/none", Some(1.0), Some(100.0)),
+                ("a/bdi", Some(1.25), Some(60.0)),
                 ("b/none", Some(1.0), Some(100.0)),
                 ("c/fpc", None, None),
             ]

@@ -57,6 +57,29 @@ impl Table {
         }
         out
     }
+
+    /// A GitHub-flavoured markdown table (for issue notes and READMEs); `|`
+    /// inside a cell is escaped.
+    pub fn render_markdown(&self) -> String {
+        let line = |cells: &[String]| {
+            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
+        let rule: Vec<String> = self
+            .align
+            .iter()
+            .map(|align| match align {
+                Align::Left => ":---".to_string(),
+                Align::Right => "---:".to_string(),
+            })
+            .collect();
+        let mut out = line(&self.header);
+        out.push_str(&format!("|{}|\n", rule.join("|")));
+        for row in &self.rows {
+            out.push_str(&line(row));
+        }
+        out
+    }
 }
 
 /// One CSV line (RFC 4180 quoting where a cell needs it).
@@ -94,6 +117,13 @@ mod tests {
         t.push(vec!["a".into(), "100".into()]);
         t.push(vec!["long".into(), "2".into()]);
         assert_eq!(t.render(), "name    n\na     100\nlong    2\n");
+    }
+
+    #[test]
+    fn markdown_marks_alignment_and_escapes_pipes() {
+        let mut t = Table::new(&[("name", Align::Left), ("n", Align::Right)]);
+        t.push(vec!["a|b".into(), "1".into()]);
+        assert_eq!(t.render_markdown(), "| name | n |\n|:---|---:|\n| a\\|b | 1 |\n");
     }
 
     #[test]
