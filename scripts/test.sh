@@ -4,6 +4,9 @@
 #  2. C++: the bridge objects driven from C++ without the simulator.
 #  3. Simulator: our CUDA programs under gpgpu-sim with memzip, when a
 #     simulator source is available; otherwise one SKIP line says what is missing.
+#  4. Benchmarks: our input generators and output checkers, then a subset of
+#     the real benchmarks at the tiny preset, per suite whose source is
+#     available (one SKIP line per missing suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +18,6 @@ bash tests/cpp/run.sh
 
 echo "== Simulator tests"
 bash tests/sim/run.sh
+
+echo "== Benchmark tests"
+bash tests/bench/run.sh

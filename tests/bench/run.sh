@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Benchmark tests: Rodinia bfs at the tiny preset under none and mag_bdi with
-# -memzip_verify 1, through scripts/bench.sh (build, our input generator,
-# simulator, output compared with our host BFS).
-#
-# Runs when a Rodinia source is available (MEMZIP_RODINIA_REPO, or the clone a
-# previous bench.sh run left in the memzip cache); otherwise prints one SKIP
-# line and succeeds. MEMZIP_KEEP_RUNS=1 keeps the run directories.
-# Ends with "N passed, N failed".
+# Benchmark tests.
+#  1. Our input generators are deterministic and each output checker rejects
+#     a wrong answer (no simulator or benchmark source needed).
+#  2. With a gpgpu-sim source: `bench.sh list` names every manifest, and a
+#     representative subset runs at the tiny preset with -memzip_verify 1
+#     through scripts/bench.sh (build, our input, simulator, output check),
+#     per suite whose source is available (MEMZIP_<SUITE>_REPO, or the clone a
+#     previous bench.sh run left in the memzip cache); one SKIP line per
+#     missing source. A corrupted reference must fail its run.
+# MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
@@ -78,48 +80,74 @@ verdict check-compare-right "within 1e-4 accepted" quiet python3 "$gen/compare_c
 printf 'memzip-check a 1.001 2\n' >"$work/c.ref"
 verdict check-compare-wrong "off by 1e-3 rejected" fails python3 "$gen/compare_checks.py" "$work/c.run" "$work/c.ref"
 
-if [[ -z "${MEMZIP_RODINIA_REPO:-}" && ! -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
-    echo "SKIP benchmark runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
+gpgpusim_paths dev
+if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
+    echo "SKIP benchmark runs: no gpgpu-sim source (set MEMZIP_GPGPUSIM_REPO to a clone or mirror of gpgpu-sim_distribution)"
     echo "$passed passed, $failed failed"
     ((failed == 0))
     exit
 fi
-# verify_failures RUN: the run's total -memzip_verify failures (stats.json).
-verify_failures() {
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["verify"]["failures"])' "$1/stats.json"
-}
-
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
 
-# The list names every manifest with its status.
-if list=$(bash "$MEMZIP_ROOT/scripts/bench.sh" list 2>&1) && grep -Eq '^rodinia +bfs +.*runs$' <<<"$list"; then
-    verdict bench-list "bfs listed as runs" true
+# The list names every manifest, each with a status.
+manifests=$(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name '*.env' | wc -l)
+if list=$(bash "$MEMZIP_ROOT/scripts/bench.sh" list 2>&1); then
+    listed=$(tail -n +2 <<<"$list" | wc -l)
+    verdict bench-list "$listed of $manifests manifests listed; rodinia bfs runs" \
+        eval '((listed == manifests)) && grep -Eq "^rodinia +bfs +.*runs$" <<<"$list"'
 else
     verdict bench-list "bench.sh list: $list" false
 fi
 
-for codec in none mag_bdi; do
-    run="$work/bfs-$codec"
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run bfs --codec "$codec" --preset tiny --out "$run" \
+# have_suite SUITE ENV_VAR: the suite's source is available (env var or the
+# clone an earlier bench.sh run left in the cache); else one SKIP line.
+have_suite() {
+    [[ -n "${!2:-}" || -d "$MEMZIP_CACHE/benchmarks/src/$1/.git" ]] && return 0
+    echo "SKIP $1 benchmarks: no source (set $2 to a clone or mirror)"
+    return 1
+}
+# verify_failures RUN: the run's total -memzip_verify failures (stats.json).
+verify_failures() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["verify"]["failures"])' "$1/stats.json"
+}
+# bench_run NAME CODEC: the benchmark at the tiny preset with verify on; the
+# run must pass its output check with 0 verify failures.
+bench_run() {
+    local name=$1 codec=$2 run="$work/${1//\//-}-$2" fails checked
+    if bash "$MEMZIP_ROOT/scripts/bench.sh" run "$name" --codec "$codec" --preset tiny --out "$run" \
         --set "-memzip_verify 1" 2>"$run.err"; then
         fails=$(verify_failures "$run")
-        verdict "rodinia-bfs-tiny-$codec" "result.txt equals the host BFS; verify failures $fails" test "$fails" -eq 0
+        checked=$(tail -n 1 "$run/check.log" 2>/dev/null | cut -c1-90)
+        verdict "$name-tiny-$codec" "${checked:-check passed}; verify failures $fails" \
+            test "$fails" -eq 0
     else
-        verdict "rodinia-bfs-tiny-$codec" "$(tail -n 1 "$run.err")" false
+        verdict "$name-tiny-$codec" "$(tail -n 1 "$run.err")" false
     fi
-done
+}
 
-# A wrong answer must fail the run: corrupt the reference, expect exit != 0.
-ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
-if [[ -f "$ref" ]]; then
-    cp "$ref" "$work/reference.good"
-    sed -i '2s/cost:[0-9-]*/cost:999/' "$ref"
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run bfs --codec none --preset tiny --out "$work/bfs-wrong" 2>"$work/wrong.err"; then
-        verdict rodinia-bfs-wrong-answer "a wrong reference was accepted" false
-    else
-        verdict rodinia-bfs-wrong-answer "mismatch detected: $(tail -n 1 "$work/wrong.err")" true
+# A representative subset (every benchmark's tiny runs are in the issue note):
+# a graph, a stencil and a float image, two suites.
+if have_suite rodinia MEMZIP_RODINIA_REPO; then
+    bench_run rodinia/bfs none
+    bench_run rodinia/bfs mag_bdi
+    bench_run rodinia/hotspot mag_bdi
+    bench_run rodinia/srad_v2 mag_bdi
+    # A wrong answer must fail the run: corrupt the reference, expect exit != 0.
+    ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
+    if [[ -f "$ref" ]]; then
+        cp "$ref" "$work/reference.good"
+        sed -i '2s/cost:[0-9-]*/cost:999/' "$ref"
+        if bash "$MEMZIP_ROOT/scripts/bench.sh" run rodinia/bfs --codec none --preset tiny --out "$work/bfs-wrong" 2>"$work/wrong.err"; then
+            verdict rodinia-bfs-wrong-answer "a wrong reference was accepted" false
+        else
+            verdict rodinia-bfs-wrong-answer "mismatch detected: $(tail -n 1 "$work/wrong.err")" \
+                grep -q '"output_ok": false' "$work/bfs-wrong/run.json"
+        fi
+        cp "$work/reference.good" "$ref"
     fi
-    cp "$work/reference.good" "$ref"
+fi
+if have_suite lonestar MEMZIP_LONESTAR_REPO; then
+    bench_run lonestar/sssp mag_bdi
 fi
 
 echo "$passed passed, $failed failed"

@@ -166,21 +166,7 @@ else
     verdict "trace-written" "run with -memzip_trace failed" false
 fi
 
-# Real benchmarks (issue "Real benchmarks"): Rodinia bfs at the tiny preset,
-# output compared with our host reference, when a Rodinia source is available.
-if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
-    for codec in none mag_bdi; do
-        if bash "$MEMZIP_ROOT/scripts/bench.sh" run bfs --codec "$codec" --out "$work/bfs-$codec" \
-            --set "-memzip_verify 1" 2>"$work/bfs-$codec.err"; then
-            verdict "rodinia-bfs-$codec" "tiny: result.txt matches the host BFS, verify failures $(total "bfs-$codec" 't["verify"]["failures"]')" \
-                test "$(total "bfs-$codec" 't["verify"]["failures"]')" -eq 0
-        else
-            verdict "rodinia-bfs-$codec" "$(tail -n 1 "$work/bfs-$codec.err")" false
-        fi
-    done
-else
-    echo "SKIP rodinia benchmarks: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
-fi
+# Real benchmarks: tests/bench/run.sh.
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
