@@ -76,12 +76,13 @@ fetch_suite() {
     SRC="$src"
 }
 
+# run NAME | run --benchmark NAME (the form `memzip sweep` uses), then options.
 cmd_run() {
-    local name=${1:?usage: bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]...}
-    shift
-    local codec="" preset=tiny out="" sets=()
+    local name="" codec="" preset=tiny out="" sets=()
+    if (($#)) && [[ "$1" != --* ]]; then name=$1; shift; fi
     while (($#)); do
         case $1 in
+            --benchmark) name=${2:?--benchmark needs a name}; shift 2 ;;
             --codec) codec=${2:?--codec needs a value}; shift 2 ;;
             --preset) preset=${2:?--preset needs a value}; shift 2 ;;
             --out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -89,6 +90,7 @@ cmd_run() {
             *) die "unknown argument '$1'" ;;
         esac
     done
+    [[ -n "$name" ]] || die "usage: bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]..."
     [[ -n "$codec" ]] || die "--codec is required"
     local manifest
     manifest=$(manifest_of "$name")

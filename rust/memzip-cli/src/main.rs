@@ -46,7 +46,8 @@ struct ReportArgs {
 
 #[derive(Args)]
 struct SweepArgs {
-    /// The spec (JSON): {"runs": [{"name", "argv", "codecs", "option_sets"?, "expect"?}]}.
+    /// The spec (JSON): {"runs": [{"name", "argv", "codecs", "option_sets"?, "expect"?}
+    /// or {"benchmark", "presets"?, "codecs", "option_sets"?, "name"?}]}.
     spec: PathBuf,
     /// Results directory: one run directory per run.
     #[arg(long, short, default_value = "sweep-results")]
@@ -54,8 +55,10 @@ struct SweepArgs {
     /// Runs at once.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
-    /// The runner command (default: <repo>/scripts/sim-run.sh); it gets
-    /// --codec C --out DIR [--set LINE]... [--expect RE] -- ARGV...
+    /// The runner command (default: <repo>/scripts/sim-run.sh for argv
+    /// entries, <repo>/scripts/bench.sh run for benchmarks); it gets
+    /// --codec C --out DIR [--set LINE]... [--expect RE], then -- ARGV... or
+    /// --benchmark NAME --preset P.
     #[arg(long, num_args = 1.., allow_hyphen_values = true)]
     runner: Vec<String>,
     /// Only list the runs the spec expands to.
@@ -252,16 +255,16 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     let runs = sweep::expand(&sweep::load_spec(&args.spec)?, &repo)?;
     if args.dry_run {
         for run in &runs {
-            println!("{}\t{}\t{}\t{}", run.id, run.codec, run.options.join("; "), run.argv.join(" "));
+            let what = match &run.target {
+                sweep::Target::Program(argv) => argv.join(" "),
+                sweep::Target::Benchmark { name, preset } => format!("{name} ({preset})"),
+            };
+            println!("{}\t{}\t{}\t{what}", run.id, run.codec, run.options.join("; "));
         }
         return Ok(());
     }
-    let runner = if args.runner.is_empty() {
-        vec!["bash".to_string(), repo.join("scripts/sim-run.sh").to_string_lossy().into_owned()]
-    } else {
-        args.runner
-    };
-    let outcome = sweep::sweep(&runs, &args.out, &runner, args.jobs)?;
+    let runners = if args.runner.is_empty() { sweep::Runners::of_repo(&repo) } else { sweep::Runners::single(args.runner) };
+    let outcome = sweep::sweep(&runs, &args.out, &runners, args.jobs)?;
     println!(
         "{} runs: {} already done, {} succeeded, {} failed{}",
         runs.len(),

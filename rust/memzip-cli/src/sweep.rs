@@ -1,19 +1,26 @@
-//! `memzip sweep`: a study grid (programs x codecs x option sets) run locally
-//! in parallel, one run directory each, resumable.
+//! `memzip sweep`: a study grid (programs or benchmarks x codecs x option
+//! sets) run locally in parallel, one run directory each, resumable.
 //!
 //! The spec is JSON:
 //! ```json
 //! {"runs": [{"name": "ints", "argv": ["{repo}/bin/patterns", "ints", "262144"],
 //!            "codecs": ["none", "mag_bdi"],
 //!            "option_sets": [["-memzip_verify 1"], ["-memzip_verify 1", "-memzip_mdc_bytes 4096"]],
-//!            "expect": "^PASS"}]}
+//!            "expect": "^PASS"},
+//!           {"benchmark": "rodinia/bfs", "presets": ["tiny", "small"], "codecs": ["none", "mag_bdi"]}]}
 //! ```
-//! Each run is handed to the runner (default `scripts/sim-run.sh`) as
-//! `--codec C --out DIR [--set LINE]... [--expect RE] -- ARGV...`. A run is
-//! written into `OUT/.tmp-<id>` and renamed to `OUT/<id>` only when it
-//! succeeded, so a directory named after a run is always complete: a rerun
-//! skips those (resume after a kill loses nothing) and retries failures,
-//! which are kept in `OUT/<id>.failed/` with the runner's output.
+//! An entry runs either a command line (`argv`, named by `name`) or a
+//! benchmark of `benchmarks/` at one or more presets (`name` defaults to the
+//! benchmark with `/` as `-`; run ids add the preset). Each run is handed to
+//! the runner as `--codec C --out DIR [--set LINE]... [--expect RE]`, then
+//! `-- ARGV...` for a command line (default runner `scripts/sim-run.sh`) or
+//! `--benchmark NAME --preset P` for a benchmark (default runner
+//! `scripts/bench.sh run`, which builds, makes the input and checks the
+//! output). A run is written into `OUT/.tmp-<id>` and renamed to `OUT/<id>`
+//! only when it succeeded, so a directory named after a run is always
+//! complete: a rerun skips those (resume after a kill loses nothing) and
+//! retries failures, which are kept in `OUT/<id>.failed/` with the runner's
+//! output.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,14 +37,23 @@ pub struct Spec {
     pub runs: Vec<Entry>,
 }
 
-/// One program of the grid.
+/// One program or benchmark of the grid.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     /// Names the program in run ids: letters, digits, `_`, `-`, `.`.
-    pub name: String,
+    /// Optional for a benchmark (default: the benchmark, `/` as `-`).
+    #[serde(default)]
+    pub name: Option<String>,
     /// The command line; `{repo}` stands for the repository root.
+    #[serde(default)]
     pub argv: Vec<String>,
+    /// A benchmark of `benchmarks/` (`suite/name` or a unique `name`).
+    #[serde(default)]
+    pub benchmark: Option<String>,
+    /// The benchmark's presets (default: tiny).
+    #[serde(default)]
+    pub presets: Vec<String>,
     pub codecs: Vec<String>,
     /// Simulator option lines per configuration; none: one run per codec.
     #[serde(default)]
@@ -47,15 +63,47 @@ pub struct Entry {
     pub expect: Option<String>,
 }
 
+/// What a run executes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A command line under the simulator.
+    Program(Vec<String>),
+    /// A benchmark of `benchmarks/` at a preset.
+    Benchmark { name: String, preset: String },
+}
+
 /// One simulation of the expanded grid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
-    /// Directory name: `<name>-<codec>[-o<k>]`.
+    /// Directory name: `<name>[-<preset>]-<codec>[-o<k>]`.
     pub id: String,
     pub codec: String,
     pub options: Vec<String>,
-    pub argv: Vec<String>,
+    pub target: Target,
     pub expect: Option<String>,
+}
+
+/// The commands that execute runs: one for command lines, one for benchmarks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runners {
+    pub program: Vec<String>,
+    pub benchmark: Vec<String>,
+}
+
+impl Runners {
+    /// The repository's scripts: `scripts/sim-run.sh` and `scripts/bench.sh run`.
+    pub fn of_repo(repo: &Path) -> Self {
+        let script = |name: &str| repo.join("scripts").join(name).to_string_lossy().into_owned();
+        Runners {
+            program: vec!["bash".into(), script("sim-run.sh")],
+            benchmark: vec!["bash".into(), script("bench.sh"), "run".into()],
+        }
+    }
+
+    /// One command for both kinds (e.g. a test's fake runner).
+    pub fn single(command: Vec<String>) -> Self {
+        Runners { program: command.clone(), benchmark: command }
+    }
 }
 
 /// What a sweep did.
@@ -82,30 +130,61 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
     }
 }
 
-/// The grid in a fixed order: entries, then codecs, then option sets.
+/// What an entry runs, each with the id prefix of its runs.
+fn entry_targets(entry: &Entry, repo: &Path) -> Result<Vec<(String, Target)>, String> {
+    match (&entry.benchmark, entry.argv.is_empty()) {
+        (None, false) => {
+            let name = entry.name.clone().ok_or("an entry with argv needs a name")?;
+            let argv = entry.argv.iter().map(|a| a.replace("{repo}", &repo.to_string_lossy())).collect();
+            if !entry.presets.is_empty() {
+                return Err(format!("run '{name}': presets belong to benchmark entries, not argv"));
+            }
+            Ok(vec![(name, Target::Program(argv))])
+        }
+        (Some(benchmark), true) => {
+            let name = entry.name.clone().unwrap_or_else(|| benchmark.replace('/', "-"));
+            let presets = if entry.presets.is_empty() { vec!["tiny".to_string()] } else { entry.presets.clone() };
+            Ok(presets
+                .into_iter()
+                .map(|preset| {
+                    let target = Target::Benchmark { name: benchmark.clone(), preset: preset.clone() };
+                    (format!("{name}-{preset}"), target)
+                })
+                .collect())
+        }
+        (Some(benchmark), false) => Err(format!("entry '{benchmark}': give either argv or benchmark, not both")),
+        (None, true) => Err(format!(
+            "entry '{}': give argv (a command line) or benchmark (see scripts/bench.sh list)",
+            entry.name.as_deref().unwrap_or("(unnamed)")
+        )),
+    }
+}
+
+/// The grid in a fixed order: entries, presets, codecs, option sets.
 pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
     for entry in &spec.runs {
-        check_name("run name", &entry.name)?;
-        if entry.argv.is_empty() || entry.codecs.is_empty() {
-            return Err(format!("run '{}': argv and codecs must not be empty", entry.name));
-        }
-        let argv: Vec<String> = entry.argv.iter().map(|a| a.replace("{repo}", &repo.to_string_lossy())).collect();
-        let sets: Vec<Vec<String>> =
-            if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
-        for codec in &entry.codecs {
-            // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
-            let codec_id = codec.replace([':', '=', ',', '+'], "_");
-            check_name("codec", &codec_id)?;
-            for (k, options) in sets.iter().enumerate() {
-                let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
-                runs.push(Run {
-                    id: format!("{}-{codec_id}{suffix}", entry.name),
-                    codec: codec.clone(),
-                    options: options.clone(),
-                    argv: argv.clone(),
-                    expect: entry.expect.clone(),
-                });
+        for (prefix, target) in entry_targets(entry, repo)? {
+            check_name("run name", &prefix)?;
+            if entry.codecs.is_empty() {
+                return Err(format!("run '{prefix}': codecs must not be empty"));
+            }
+            let sets: Vec<Vec<String>> =
+                if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
+            for codec in &entry.codecs {
+                // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
+                let codec_id = codec.replace([':', '=', ',', '+'], "_");
+                check_name("codec", &codec_id)?;
+                for (k, options) in sets.iter().enumerate() {
+                    let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
+                    runs.push(Run {
+                        id: format!("{prefix}-{codec_id}{suffix}"),
+                        codec: codec.clone(),
+                        options: options.clone(),
+                        target: target.clone(),
+                        expect: entry.expect.clone(),
+                    });
+                }
             }
         }
     }
@@ -117,7 +196,11 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
     Ok(runs)
 }
 
-fn runner_command(runner: &[String], run: &Run, dir: &Path) -> Command {
+fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
+    let runner = match run.target {
+        Target::Program(_) => &runners.program,
+        Target::Benchmark { .. } => &runners.benchmark,
+    };
     let mut command = Command::new(&runner[0]);
     command.args(&runner[1..]).arg("--codec").arg(&run.codec).arg("--out").arg(dir);
     for line in &run.options {
@@ -126,12 +209,15 @@ fn runner_command(runner: &[String], run: &Run, dir: &Path) -> Command {
     if let Some(expect) = &run.expect {
         command.arg("--expect").arg(expect);
     }
-    command.arg("--").args(&run.argv);
+    match &run.target {
+        Target::Program(argv) => command.arg("--").args(argv),
+        Target::Benchmark { name, preset } => command.arg("--benchmark").arg(name).arg("--preset").arg(preset),
+    };
     command
 }
 
 /// Runs one simulation; Ok(false) when it failed (recorded in `<id>.failed/`).
-fn run_one(runner: &[String], run: &Run, out: &Path) -> Result<bool, String> {
+fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String> {
     let done = out.join(&run.id);
     let tmp = out.join(format!(".tmp-{}", run.id));
     let failed = out.join(format!("{}.failed", run.id));
@@ -140,14 +226,16 @@ fn run_one(runner: &[String], run: &Run, out: &Path) -> Result<bool, String> {
             fs::remove_dir_all(stale).map_err(|e| format!("{}: {e}", stale.display()))?;
         }
     }
-    let output = runner_command(runner, run, &tmp).output();
+    let mut command = runner_command(runners, run, &tmp);
+    let runner = command.get_program().to_string_lossy().into_owned();
+    let output = command.output();
     let (success, log, reason) = match output {
         Ok(o) => {
             let mut log = o.stdout;
             log.extend_from_slice(&o.stderr);
             (o.status.success(), log, format!("runner exited with {}", o.status))
         }
-        Err(e) => (false, Vec::new(), format!("cannot start runner '{}': {e}", runner[0])),
+        Err(e) => (false, Vec::new(), format!("cannot start runner '{runner}': {e}")),
     };
     if success && tmp.is_dir() {
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
@@ -165,8 +253,8 @@ fn run_one(runner: &[String], run: &Run, out: &Path) -> Result<bool, String> {
 }
 
 /// Runs every incomplete run of `runs` with up to `jobs` at once.
-pub fn sweep(runs: &[Run], out: &Path, runner: &[String], jobs: usize) -> Result<Outcome, String> {
-    if runner.is_empty() {
+pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result<Outcome, String> {
+    if runners.program.is_empty() || runners.benchmark.is_empty() {
         return Err("no runner command".into());
     }
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -179,7 +267,7 @@ pub fn sweep(runs: &[Run], out: &Path, runner: &[String], jobs: usize) -> Result
         todo.par_iter()
             .map(|run| {
                 let start = Instant::now();
-                let ok = run_one(runner, run, out)?;
+                let ok = run_one(runners, run, out)?;
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
                 let verdict = if ok { "ok" } else { "FAILED" };
                 eprintln!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());

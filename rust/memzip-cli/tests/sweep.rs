@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memzip_cli::sweep::{expand, load_spec, sweep, Run};
+use memzip_cli::sweep::{expand, load_spec, sweep, Run, Runners, Target};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad".
@@ -21,6 +21,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --set) sets+=("$2"); shift 2 ;;
     --expect) shift 2 ;;
+    --benchmark) set -- "$2" "$4"; break ;;
     --) shift; break ;;
   esac
 done
@@ -72,7 +73,7 @@ fn expansion_is_fixed_and_named_by_entry_codec_and_options() {
             "floats-mag_bdi_bases_8_4_2-o1"
         ]
     );
-    assert_eq!(runs[0].argv, ["/r/patterns", "ints"]);
+    assert_eq!(runs[0].target, Target::Program(vec!["/r/patterns".into(), "ints".into()]));
     assert_eq!(runs[1].codec, "mag_bdi:bases=8+4+2");
     assert_eq!(runs[3].options, ["-memzip_verify 1", "-memzip_mdc_bytes 4096"]);
     assert_eq!(runs[0].expect.as_deref(), Some("^PASS"));
@@ -88,6 +89,53 @@ fn bad_specs_are_errors_naming_the_problem() {
     assert!(expand(&load_spec(&path).unwrap(), Path::new("/")).unwrap_err().contains("'a-none'"));
     fs::write(&path, r#"{"runs": [{"name": "a", "argv": ["x"], "codec": ["none"]}]}"#).unwrap();
     assert!(load_spec(&path).unwrap_err().contains("unknown field"));
+    let expand_error = |spec: &str| {
+        fs::write(&path, spec).unwrap();
+        expand(&load_spec(&path).unwrap(), Path::new("/")).unwrap_err()
+    };
+    assert!(expand_error(r#"{"runs": [{"argv": ["x"], "codecs": ["none"]}]}"#).contains("needs a name"));
+    assert!(expand_error(r#"{"runs": [{"name": "a", "codecs": ["none"]}]}"#).contains("give argv"));
+    assert!(expand_error(r#"{"runs": [{"benchmark": "bfs", "argv": ["x"], "codecs": ["none"]}]}"#).contains("not both"));
+    assert!(expand_error(r#"{"runs": [{"name": "a", "argv": ["x"], "presets": ["tiny"], "codecs": ["none"]}]}"#)
+        .contains("presets belong to benchmark"));
+}
+
+#[test]
+fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
+    let dir = common::temp_dir("sweep-bench");
+    let spec = dir.join("spec.json");
+    fs::write(
+        &spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "presets": ["tiny", "small"], "codecs": ["none", "mag_bdi"]},
+                     {"benchmark": "hotspot", "name": "hs", "codecs": ["bdi"], "option_sets": [["-memzip_verify 1"]]}]}"#,
+    )
+    .unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), Path::new("/r")).unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["rodinia-bfs-tiny-none", "rodinia-bfs-tiny-mag_bdi", "rodinia-bfs-small-none", "rodinia-bfs-small-mag_bdi", "hs-tiny-bdi"]
+    );
+    assert_eq!(runs[2].target, Target::Benchmark { name: "rodinia/bfs".into(), preset: "small".into() });
+    // The default runners: sim-run.sh for command lines, bench.sh run for benchmarks.
+    let repo = Runners::of_repo(Path::new("/r"));
+    assert_eq!(repo.benchmark, ["bash", "/r/scripts/bench.sh", "run"]);
+    assert_eq!(repo.program, ["bash", "/r/scripts/sim-run.sh"]);
+    // The fake runner records the benchmark and preset it was given.
+    let runners = Runners {
+        program: vec!["false".into()],
+        benchmark: vec![
+            "env".into(),
+            format!("COUNT={}", dir.join("count").display()),
+            "bash".into(),
+            write_runner(&dir).to_string_lossy().into_owned(),
+        ],
+    };
+    let out = dir.join("results");
+    let outcome = sweep(&runs, &out, &runners, 2).unwrap();
+    assert_eq!((outcome.succeeded, outcome.failed.len()), (5, 0));
+    let run = fs::read_to_string(out.join("hs-tiny-bdi/run.json")).unwrap();
+    assert!(run.contains(r#""program": "hotspot tiny""#) && run.contains("-memzip_verify 1"), "{run}");
 }
 
 #[test]
@@ -103,6 +151,7 @@ fn failures_are_recorded_and_retried() {
         "bash".to_string(),
         runner.to_string_lossy().into_owned(),
     ];
+    let runner_cmd = Runners::single(runner_cmd);
     let outcome = sweep(&runs, &out, &runner_cmd, 2).unwrap();
     assert_eq!((outcome.skipped, outcome.succeeded), (0, 3));
     assert_eq!(outcome.failed.len(), 3);
