@@ -100,6 +100,12 @@ cmd_run() {
     [[ "$STATUS" == runs ]] || die "$name does not run here: $STATUS"
     [[ " $PRESETS " == *" $preset "* ]] || die "--preset $preset: $name has presets: $PRESETS"
 
+    # Runs of one suite may start together (memzip sweep -j N): one at a time
+    # fetches, builds and makes inputs; the others then find them ready.
+    mkdir -p "$bench_root"
+    local lock
+    exec {lock}>"$bench_root/.lock-$SUITE"
+    flock "$lock"
     fetch_suite
     step "build $SUITE/$name"
     BIN="$bench_root/build/$SUITE/$name/$name"
@@ -131,6 +137,7 @@ cmd_run() {
         (eval "${!input_var}") || die "input generation failed"
         echo "$input_want" >"$DATA/.done"
     fi
+    exec {lock}>&-
 
     OUT=${out:-$bench_root/results/$SUITE-$name-$preset-$codec}
     local argv
