@@ -4,8 +4,9 @@
 //! Writes `summary.md`, `summary.csv` and SVG bar charts, the figures the
 //! papers draw: raw and effective compression ratio per program and codec
 //! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
-//! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, and the
-//! distribution of stored sizes at MAG granularity (paper 002 Fig. 12).
+//! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, the
+//! metadata-cache hit rate, and the distribution of stored sizes at MAG
+//! granularity (paper 002 Fig. 12).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -272,6 +273,13 @@ pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> 
             y_label: "DRAM bytes (% of none)",
             metric: |r| r.dram_percent_of_none,
             reference: Some(100.0),
+        },
+        Figure {
+            file: "mdc_hit_rate.svg",
+            title: "Metadata-cache hit rate",
+            y_label: "hits (% of lookups)",
+            metric: |r| r.run.mdc_hit_rate.map(|h| 100.0 * h),
+            reference: None,
         },
     ];
     let mut summary = String::from("# memzip report\n\n");

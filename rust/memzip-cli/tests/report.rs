@@ -23,7 +23,7 @@ fn geomean_of_ratios() {
 fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
     let written = write_report(fixtures(), &out).unwrap();
-    assert_eq!(written.len(), 7);
+    assert_eq!(written.len(), 8);
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4.
     assert!(summary.contains("| mag_bdi | 4.000 | 4.000 | 1.250 | 25.625 |"), "{summary}");
@@ -46,6 +46,12 @@ fn figures_have_title_axis_label_legend_and_bars() {
     assert_eq!(svg.matches("<title>").count(), 11, "one bar per program and codec with data, plus geomeans");
     let sizes = fs::read_to_string(out.join("size_distribution.svg")).unwrap();
     assert!(sizes.contains("blocks (%)") && sizes.contains(">none<"));
+    // The fixtures' hit rates: vecadd bdi 90%, fpc 50%, bfs mag_bdi 99%.
+    let mdc = fs::read_to_string(out.join("mdc_hit_rate.svg")).unwrap();
+    assert!(mdc.contains("Metadata-cache hit rate") && mdc.contains("hits (% of lookups)"));
+    for hit in ["90.0", "50.0", "99.0"] {
+        assert!(mdc.contains(&format!(": {hit}")), "no bar of {hit}%:\n{mdc}");
+    }
 }
 
 #[test]
