@@ -149,6 +149,9 @@ fi
 if have_suite lonestar MEMZIP_LONESTAR_REPO; then
     bench_run lonestar/sssp mag_bdi
 fi
+if have_suite cuda-samples MEMZIP_CUDA_SAMPLES_REPO; then
+    bench_run cuda-samples/transpose mag_bdi
+fi
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,9 @@
+# Our edits to cuda-samples scan main.cpp (applied to a copy in the build cache).
+# The element count from argv[1] (default: the sample's 13 x 2^20 / 2).
+s|const uint *N *= 13 \* 1048576 / 2;|const uint N = argc > 1 ? (uint)atoi(argv[1]) : 13 * 1048576 / 2;|
+# One run per array length instead of 100 identical timing iterations.
+s|const int *iCycles = 100;|const int iCycles = 1;|
+# Only array lengths that fit the element count (the sample's N holds even
+# the largest, 262144): smaller presets skip the longer ones.
+s|arrayLength <= MAX_SHORT_ARRAY_SIZE;|arrayLength <= MAX_SHORT_ARRAY_SIZE \&\& arrayLength <= N;|
+s|arrayLength <= MAX_LARGE_ARRAY_SIZE;|arrayLength <= MAX_LARGE_ARRAY_SIZE \&\& arrayLength <= N;|
