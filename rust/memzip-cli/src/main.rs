@@ -33,6 +33,17 @@ enum Command {
     Sweep(SweepArgs),
     /// Tables (markdown, CSV) and SVG figures of a directory of runs.
     Report(ReportArgs),
+    /// Real benchmarks: `list`, `run NAME --codec C [--preset P] [--out DIR]
+    /// [--set LINE]...`, `table [RUN_DIR...]` (scripts/bench.sh of the
+    /// repository around the current directory).
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// The bench.sh command and its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    args: Vec<String>,
 }
 
 #[derive(Args)]
@@ -280,6 +291,25 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     }
 }
 
+/// Hands the arguments to the repository's `scripts/bench.sh`: the
+/// manifests, generators and checks are shell and Python, so the script is
+/// the one implementation and this is only its front door.
+fn run_bench(args: BenchArgs) -> Result<(), String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let repo = sweep::find_repo(&cwd)
+        .ok_or("bench: run it inside a memzip checkout (no scripts/bench.sh above the current directory)")?;
+    let status = std::process::Command::new("bash")
+        .arg(repo.join("scripts/bench.sh"))
+        .args(&args.args)
+        .status()
+        .map_err(|e| format!("cannot run bash: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("bench {} failed ({status})", args.args.join(" ")))
+    }
+}
+
 fn run_report(args: ReportArgs) -> Result<(), String> {
     for path in report::write_report(&args.results, &args.output)? {
         println!("{}", path.display());
@@ -295,6 +325,7 @@ fn main() -> ExitCode {
         Command::Table(args) => run_table(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Report(args) => run_report(args),
+        Command::Bench(args) => run_bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
