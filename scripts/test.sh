@@ -2,6 +2,8 @@
 # The one test command (README, CI): every test memzip has.
 #  1. Rust: codecs, memory-controller model, trace format, FFI bridge.
 #  2. C++: the bridge objects driven from C++ without the simulator.
+#     Slurm: `memzip sweep --slurm` on a single-node Slurm the test starts
+#     (installed with apt when missing; one SKIP line where it cannot run).
 #  3. Simulator: our CUDA programs under gpgpu-sim with memzip, when a
 #     simulator source is available; otherwise one SKIP line says what is missing.
 #  4. Benchmarks: our input generators and output checkers, then a subset of
@@ -15,6 +17,9 @@ cargo test --workspace --locked
 
 echo "== C++ bridge test"
 bash tests/cpp/run.sh
+
+echo "== Slurm test (memzip sweep --slurm on a local single-node Slurm)"
+bash tests/slurm/run.sh
 
 echo "== Simulator tests"
 bash tests/sim/run.sh

@@ -13,6 +13,7 @@ pub mod analyze;
 pub mod profile;
 pub mod report;
 pub mod shannon;
+pub mod slurm;
 pub mod sweep;
 pub mod table;
 pub mod text;

@@ -10,6 +10,7 @@ use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_cli::profile::{self, ProfileOptions};
 use memzip_cli::shannon;
+use memzip_cli::slurm;
 use memzip_cli::report;
 use memzip_cli::sweep;
 use memzip_cli::table;
@@ -75,6 +76,26 @@ struct SweepArgs {
     /// Only list the runs the spec expands to.
     #[arg(long)]
     dry_run: bool,
+    /// Submit the missing runs as one Slurm job array (sbatch) instead of
+    /// running them here; then wait for it and collect the results.
+    #[arg(long)]
+    slurm: bool,
+    /// Slurm partition (default: the cluster's default).
+    #[arg(long, requires = "slurm")]
+    partition: Option<String>,
+    /// Slurm time limit per run (sbatch --time: `30`, `2:00:00`).
+    #[arg(long, requires = "slurm")]
+    time: Option<String>,
+    /// One more sbatch option, e.g. --sbatch-arg=--mem=4G (repeatable).
+    #[arg(long = "sbatch-arg", requires = "slurm", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Submit and return without waiting; a later sweep collects (and
+    /// resubmits what did not finish).
+    #[arg(long, requires = "slurm")]
+    no_wait: bool,
+    /// Run exactly this run id (what each Slurm array task does).
+    #[arg(long, hide = true, conflicts_with = "slurm")]
+    only_run: Option<String>,
 }
 
 #[derive(Args)]
@@ -262,7 +283,7 @@ fn run_table(args: TableArgs) -> Result<(), String> {
 
 fn run_sweep(args: SweepArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let repo = sweep::find_repo(&cwd).unwrap_or(cwd);
+    let repo = sweep::find_repo(&cwd).unwrap_or_else(|| cwd.clone());
     let runs = sweep::expand(&sweep::load_spec(&args.spec)?, &repo)?;
     if args.dry_run {
         for run in &runs {
@@ -274,8 +295,22 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         }
         return Ok(());
     }
-    let runners = if args.runner.is_empty() { sweep::Runners::of_repo(&repo) } else { sweep::Runners::single(args.runner) };
-    let outcome = sweep::sweep(&runs, &args.out, &runners, args.jobs)?;
+    let runners = if args.runner.is_empty() {
+        sweep::Runners::of_repo(&repo)
+    } else {
+        sweep::Runners::single(args.runner.clone())
+    };
+    if let Some(id) = &args.only_run {
+        return run_only(&runs, id, &args.out, &runners);
+    }
+    let outcome = if args.slurm {
+        match sweep_on_slurm(&args, &runs, &cwd)? {
+            Some(outcome) => outcome,
+            None => return Ok(()),
+        }
+    } else {
+        sweep::sweep(&runs, &args.out, &runners, args.jobs)?
+    };
     println!(
         "{} runs: {} already done, {} succeeded, {} failed{}",
         runs.len(),
@@ -289,6 +324,62 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     } else {
         Err(format!("{} runs failed; see {}/<id>.failed/ (a rerun retries them)", outcome.failed.len(), args.out.display()))
     }
+}
+
+/// One run of the grid, by id: what a Slurm array task executes.
+fn run_only(runs: &[sweep::Run], id: &str, out: &std::path::Path, runners: &sweep::Runners) -> Result<(), String> {
+    let run = runs.iter().find(|r| r.id == id).ok_or_else(|| format!("--only-run {id}: no such run in the spec"))?;
+    if out.join(id).is_dir() {
+        eprintln!("memzip sweep: {id} is already done");
+        return Ok(());
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if sweep::run_one(runners, run, out)? {
+        Ok(())
+    } else {
+        Err(format!("run {id} failed; see {}/{id}.failed/", out.display()))
+    }
+}
+
+/// Submits the missing runs as a job array; the outcome once it finished,
+/// or None with --no-wait.
+fn sweep_on_slurm(args: &SweepArgs, runs: &[sweep::Run], cwd: &std::path::Path) -> Result<Option<sweep::Outcome>, String> {
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let absolute = |p: &std::path::Path| p.canonicalize().map_err(|e| format!("{}: {e}", p.display()));
+    let todo = sweep::pending(runs, &args.out);
+    let skipped = runs.len() - todo.len();
+    if todo.is_empty() {
+        eprintln!("memzip sweep: {} runs, all done: nothing to submit", runs.len());
+        return Ok(Some(sweep::Outcome { skipped, ..Default::default() }));
+    }
+    let task = slurm::TaskCommand {
+        memzip: std::env::current_exe().map_err(|e| format!("cannot locate the memzip binary: {e}"))?,
+        spec: absolute(&args.spec)?,
+        out: absolute(&args.out)?,
+        chdir: cwd.to_path_buf(),
+        runner: args.runner.clone(),
+    };
+    let options = slurm::SlurmOptions {
+        partition: args.partition.clone(),
+        time: args.time.clone(),
+        sbatch_args: args.sbatch_args.clone(),
+        wait: !args.no_wait,
+    };
+    let submission = slurm::submit(&todo, &task, &options)?;
+    eprintln!(
+        "memzip sweep: {} runs, {skipped} already done, {} submitted as Slurm job {} ({})",
+        runs.len(),
+        todo.len(),
+        submission.job_id,
+        submission.dir.display()
+    );
+    if !options.wait {
+        return Ok(None);
+    }
+    slurm::wait(&submission.job_id, std::time::Duration::from_secs(2))?;
+    let mut outcome = slurm::collect(&submission, &task.out)?;
+    outcome.skipped = skipped;
+    Ok(Some(outcome))
 }
 
 /// Hands the arguments to the repository's `scripts/bench.sh`: the

@@ -216,8 +216,15 @@ fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
     command
 }
 
+/// The runs of `runs` without a complete result in `out` yet.
+pub fn pending<'a>(runs: &'a [Run], out: &Path) -> Vec<&'a Run> {
+    runs.iter().filter(|r| !out.join(&r.id).is_dir()).collect()
+}
+
 /// Runs one simulation; Ok(false) when it failed (recorded in `<id>.failed/`).
-fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String> {
+/// Every path to a result goes through here: local sweeps, and each task of
+/// a Slurm array (`--only-run`).
+pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String> {
     let done = out.join(&run.id);
     let tmp = out.join(format!(".tmp-{}", run.id));
     let failed = out.join(format!("{}.failed", run.id));
@@ -258,7 +265,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
         return Err("no runner command".into());
     }
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let todo: Vec<&Run> = runs.iter().filter(|r| !out.join(&r.id).is_dir()).collect();
+    let todo = pending(runs, out);
     let skipped = runs.len() - todo.len();
     eprintln!("memzip sweep: {} runs, {skipped} already done, {} to run with -j {jobs}", runs.len(), todo.len());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;
