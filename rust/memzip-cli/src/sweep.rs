@@ -1,5 +1,6 @@
 //! `memzip sweep`: a study grid (programs or benchmarks x codecs x option
-//! sets) run locally in parallel, one run directory each, resumable.
+//! sets) run locally in parallel (a progress bar on a terminal, one line per
+//! finished run), one run directory each, resumable; or on Slurm (`slurm`).
 //!
 //! The spec is JSON:
 //! ```json
@@ -28,6 +29,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Deserialize;
 
@@ -269,6 +271,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
     let skipped = runs.len() - todo.len();
     eprintln!("memzip sweep: {} runs, {skipped} already done, {} to run with -j {jobs}", runs.len(), todo.len());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;
+    let bar = progress_bar(todo.len());
     let finished = AtomicUsize::new(0);
     let results: Vec<Result<(String, bool), String>> = pool.install(|| {
         todo.par_iter()
@@ -277,11 +280,19 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
                 let ok = run_one(runners, run, out)?;
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
                 let verdict = if ok { "ok" } else { "FAILED" };
-                eprintln!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
+                let line = format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
+                // A log (not a terminal) gets the lines; a terminal also the bar.
+                if bar.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    bar.println(line);
+                }
+                bar.inc(1);
                 Ok((run.id.clone(), ok))
             })
             .collect()
     });
+    bar.finish_and_clear();
     let mut outcome = Outcome { skipped, ..Outcome::default() };
     for result in results {
         match result? {
@@ -290,6 +301,15 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
         }
     }
     Ok(outcome)
+}
+
+/// A bar over `runs` runs on stderr, drawn only when stderr is a terminal.
+fn progress_bar(runs: usize) -> ProgressBar {
+    let bar = ProgressBar::new(runs as u64);
+    if let Ok(style) = ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} runs  {elapsed} elapsed, ~{eta} left") {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// The repository root: the nearest ancestor of `start` holding `scripts/sim-run.sh`.
