@@ -59,6 +59,25 @@
 
 #include "memzip-ffi/src/lib.rs.h"
 
+// The simulator generations this shim builds into name a few things
+// differently; everything version-specific is here. MEMZIP_GPGPUSIM_V3 comes
+// from gpu-sim.h of the v3.2.1 patch; without it, the dev branch.
+namespace {
+#ifdef MEMZIP_GPGPUSIM_V3
+// v3: global cycle counters, unsectored L2 (the atom is the line), no
+// sub-partitions, only the detailed DRAM model.
+unsigned long long sim_cycle(const gpgpu_sim *) { return gpu_sim_cycle + gpu_tot_sim_cycle; }
+unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_line_sz(); }
+unsigned sub_partition_of(const addrdec_t &) { return 0; }
+bool uses_simple_dram_model(const memory_config &) { return false; }
+#else
+unsigned long long sim_cycle(const gpgpu_sim *g) { return g->gpu_sim_cycle + g->gpu_tot_sim_cycle; }
+unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_atom_sz(); }
+unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
+bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
+#endif
+}  // namespace
+
 namespace {
 
 [[noreturn]] void memzip_fatal(const char *what) {
@@ -254,7 +273,7 @@ void memzip_options::init(const memory_config &config) {
   }
   const bool none = cstr(codec) == "none";
   if (latency_mhz == 0) memzip_fatal("-memzip_latency_mhz: invalid value '0': expected a clock in MHz");
-  if (config.simple_dram_model && !none)
+  if (uses_simple_dram_model(config) && !none)
     memzip_fatal("-memzip_codec needs the detailed DRAM model (-gpgpu_simple_dram_model 0)");
   s->block_bytes = block_bytes;
   s->stats_json = cstr(stats_json);
@@ -263,14 +282,14 @@ void memzip_options::init(const memory_config &config) {
   for (unsigned b = 1; b < block_bytes; b <<= 1) {
     addrdec_t tlx;
     config.m_address_mapping.addrdec_tlx(b, &tlx);
-    if (tlx.chip != 0 || tlx.sub_partition != 0 ||
+    if (tlx.chip != 0 || sub_partition_of(tlx) != 0 ||
         config.m_address_mapping.partition_address(b) != b)
       s->use_partition_addr = false;
   }
   if (!s->use_partition_addr)
     printf("GPGPU-Sim memzip: note: channel bits inside a %u-byte block; "
            "controllers are keyed by global address\n", block_bytes);
-  if (!none && (config.m_L2_config.disabled() || config.m_L2_config.get_atom_sz() != block_bytes))
+  if (!none && (config.m_L2_config.disabled() || l2_atom_bytes(config) != block_bytes))
     printf("GPGPU-Sim memzip: note: the L2 does not send whole %u-byte blocks to DRAM "
            "(sectored or disabled L2): only whole-block requests are compressed\n", block_bytes);
   if (!none && config.dram_atom_size != mag_bytes)
@@ -353,7 +372,7 @@ memzip_partition::~memzip_partition() {
 }
 
 unsigned long long memzip_partition::now() const {
-  return m_gpu->gpu_sim_cycle + m_gpu->gpu_tot_sim_cycle;
+  return sim_cycle(m_gpu);
 }
 
 unsigned memzip_partition::core_cycles(unsigned latency_cycles) const {

@@ -31,17 +31,7 @@ else
 fi
 passed=0
 failed=0
-verdict() {  # verdict NAME DETAIL CONDITION...
-    local name=$1 detail=$2
-    shift 2
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "PASS $name: $detail"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: $detail"
-    fi
-}
+source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
 
 step "build the simulator with memzip and the unpatched baseline"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
@@ -63,28 +53,6 @@ sim() {
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
 
-# total RUN_NAME EXPR: evaluates EXPR over the run's total stats (dict t).
-total() {
-    python3 -c 'import json, sys
-t = json.load(open(sys.argv[1]))["total"]
-print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
-}
-
-# The simulator's own counters that must not change under -memzip_codec none:
-# cycles, instructions, L2 totals and the DRAM statistics (totals, and per
-# channel: command/activity lines and the per-bank tables).
-counters() {
-    grep -E '^(gpu_tot_sim_cycle|gpu_tot_sim_insn|total dram (reads|writes)|L2_total_cache_(accesses|misses)|bwutil) =|^(n_cmd|n_activity)=|^dram\[[0-9]+\]:|^(total accesses|average row locality)' \
-        "$work/$1/sim.log"
-}
-
-# Every line of the simulator's output but those that may differ between two
-# builds or runs: memzip's own lines (and the run's paths: the temp dir's
-# name contains memzip), addresses (ASLR), the build name, wall-clock rates.
-stat_lines() {
-    grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    ' \
-        "$work/$1/sim.log"
-}
 
 codecs="none bdi mag_bdi e2mc16 adaptive"
 for pattern in zeros ints floats random; do
