@@ -27,7 +27,14 @@ header="$target/cxxbridge/memzip-ffi/src/lib.rs.h"
 [[ -f "$header" ]] || die "$header (cxx generated header) missing"
 
 # Objects of cpp_shim older than the generated header are stale.
-gpgpusim_paths "${MEMZIP_GPGPUSIM_VERSION:-dev}"
+version=${MEMZIP_GPGPUSIM_VERSION:-dev}
+for ((i = 1; i <= $#; i++)); do  # the --version that setup-gpgpusim.sh will get
+    case ${!i} in
+        --version) j=$((i + 1)); version=${!j:-$version} ;;
+        --version=*) version=${!i#*=} ;;
+    esac
+done
+gpgpusim_paths "$version"
 if [[ -d "$GPGPUSIM_SRC/build" ]]; then
     find "$GPGPUSIM_SRC/build" -name 'memzip_*.o' ! -newer "$(realpath "$header")" -delete
 fi
@@ -35,4 +42,4 @@ fi
 export MEMZIP_FFI_LIB="$lib"
 export MEMZIP_EXTRA_SRC_DIR="$MEMZIP_ROOT/cpp_shim"
 export MEMZIP_EXTRA_CXXFLAGS="-I$target/cxxbridge ${MEMZIP_EXTRA_CXXFLAGS:-}"
-exec bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" "$@"
+exec bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version "$version" "$@"

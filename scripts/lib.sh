@@ -19,10 +19,22 @@ MEMZIP_CUDA_DIR="$MEMZIP_CACHE/cuda-$MEMZIP_CUDA_VERSION"
 # CUDA_INSTALL_PATH for gpgpu-sim and nvcc.
 MEMZIP_CUDA_HOME="$MEMZIP_CUDA_DIR/pip/nvidia/cu13"
 
-# gpgpu-sim: the only version we support so far.
+# CUDA 11.8 headers (and a CUDA_INSTALL_PATH around them whose tools are CUDA
+# 13's) for building gpgpu-sim v3.2.1, whose sources predate CUDA 12's headers.
+MEMZIP_CUDA11_PIN=11.8.89
+MEMZIP_CUDA11_DIR="$MEMZIP_CACHE/cuda-11.8"
+MEMZIP_CUDA11_HOME="$MEMZIP_CUDA11_DIR/home"
+
+# gpgpu-sim versions: dev (default) and v3.2.1 (the papers'). A version's
+# variables end in its name with "." as "_"; the tag names both the cache dir
+# and gpgpu-sim-patch/<tag>/; CUDA_HOME is its CUDA_INSTALL_PATH.
 MEMZIP_GPGPUSIM_UPSTREAM=https://github.com/gpgpu-sim/gpgpu-sim_distribution.git
 MEMZIP_GPGPUSIM_COMMIT_dev=6b244a5d3be7811f16c312905c1c7fee137ac7a4
-MEMZIP_GPGPUSIM_TAG_dev=dev-6b244a5   # names both the cache dir and gpgpu-sim-patch/<tag>/
+MEMZIP_GPGPUSIM_TAG_dev=dev-6b244a5
+MEMZIP_GPGPUSIM_CUDA_HOME_dev=$MEMZIP_CUDA_HOME
+MEMZIP_GPGPUSIM_COMMIT_v3_2_1=63ced796dc4b66ef2e3f8ab7b768b84c11251126
+MEMZIP_GPGPUSIM_TAG_v3_2_1=v3.2.1
+MEMZIP_GPGPUSIM_CUDA_HOME_v3_2_1=$MEMZIP_CUDA11_HOME
 
 _memzip_step="(start)"
 
@@ -54,18 +66,22 @@ run_logged() {
 }
 
 # gpgpusim_paths VERSION: sets GPGPUSIM_TAG, GPGPUSIM_COMMIT, GPGPUSIM_DIR
-# (cache dir of that version), GPGPUSIM_SRC (its git work tree),
+# (cache dir of that version), GPGPUSIM_SRC (its git work tree), GPGPUSIM_CUDA_HOME
+# (its CUDA_INSTALL_PATH),
 # GPGPUSIM_PATCH_DIR (our patch set for it) and GPGPUSIM_BASELINE.
 # VERSION may end in "-baseline" (e.g. dev-baseline): the same simulator with
 # only our compatibility patches, no memzip, in its own cache dir; tests use it
 # to check that -memzip_codec none changes nothing.
 gpgpusim_paths() {
-    local v=${1%-baseline} c t
+    local v=${1%-baseline} c t h
+    v=${v//./_}
     c="MEMZIP_GPGPUSIM_COMMIT_$v"
     t="MEMZIP_GPGPUSIM_TAG_$v"
-    [[ -n "${!c:-}" ]] || die "unknown gpgpu-sim version '$1' (known: dev, dev-baseline)"
+    h="MEMZIP_GPGPUSIM_CUDA_HOME_$v"
+    [[ -n "${!c:-}" ]] || die "unknown gpgpu-sim version '$1' (known: dev, v3.2.1, and either with -baseline)"
     GPGPUSIM_COMMIT=${!c}
     GPGPUSIM_TAG=${!t}
+    GPGPUSIM_CUDA_HOME=${!h}
     GPGPUSIM_PATCH_DIR="$MEMZIP_ROOT/gpgpu-sim-patch/$GPGPUSIM_TAG"
     GPGPUSIM_BASELINE=0
     if [[ "$1" == *-baseline ]]; then
@@ -82,8 +98,9 @@ gpgpusim_paths() {
 # directory of the simulator's libcudart.so (built or not).
 gpgpusim_env() {
     [[ -f "$MEMZIP_CUDA_DIR/.stamp" ]] || die "CUDA toolkit missing: run scripts/setup-toolkit.sh"
+    [[ -d "$GPGPUSIM_CUDA_HOME/bin" ]] || die "$GPGPUSIM_CUDA_HOME missing: run scripts/setup-gpgpusim.sh --version ${GPGPUSIM_TAG%-baseline}"
     [[ -f "$GPGPUSIM_SRC/setup_environment" ]] || die "no gpgpu-sim source in $GPGPUSIM_SRC: run scripts/setup-gpgpusim.sh"
-    export CUDA_INSTALL_PATH="$MEMZIP_CUDA_HOME"
+    export CUDA_INSTALL_PATH="$GPGPUSIM_CUDA_HOME"
     local envlog saved
     envlog=$(mktemp "${TMPDIR:-/tmp}/memzip-setup-env.XXXXXX")
     # setup_environment is neither `set -e` nor `set -u` clean, and it reads

@@ -4,8 +4,10 @@
 #
 #   scripts/setup-gpgpusim.sh [--version dev] [--clean]
 #
-#   --version V   simulator version: `dev` = commit 6b244a5 (2021-10-17), or
-#                 `dev-baseline` (below)
+#   --version V   simulator version: `dev` = commit 6b244a5 (2021-10-17),
+#                 `v3.2.1` = commit 63ced79 (the papers' version; built against
+#                 CUDA 11.8 headers, runs programs built by CUDA 13), or either
+#                 with `-baseline` (below)
 #   --clean       delete the simulator's build products first (full rebuild)
 #
 # Baseline (--version dev-baseline): the same simulator with only our
@@ -89,7 +91,9 @@ exec 9>"$GPGPUSIM_DIR/.lock"
 flock -w 3600 9 || die "another setup-gpgpusim.sh holds $GPGPUSIM_DIR/.lock"
 
 step "toolkit"
-bash "$MEMZIP_ROOT/scripts/setup-toolkit.sh" || die "scripts/setup-toolkit.sh failed"
+toolkit_args=()
+[[ "$GPGPUSIM_CUDA_HOME" != "$MEMZIP_CUDA11_HOME" ]] || toolkit_args=(--with-cuda11)
+bash "$MEMZIP_ROOT/scripts/setup-toolkit.sh" "${toolkit_args[@]}" || die "scripts/setup-toolkit.sh failed"
 
 have_commit() {
     git -C "$GPGPUSIM_SRC" cat-file -e "$GPGPUSIM_COMMIT^{commit}" 2>/dev/null
@@ -224,7 +228,7 @@ fi
 
 # What the last successful make was built from (see "build" in the header).
 build_key=$({
-    echo "$patch_hash $MEMZIP_CUDA_PIN $GPGPUSIM_CONFIG"
+    echo "$patch_hash $MEMZIP_CUDA_PIN $GPGPUSIM_CUDA_HOME $GPGPUSIM_CONFIG"
     printf '%s\n' "${make_vars[@]}"
     find "$GPGPUSIM_SRC/src" -type l -printf '%P -> %l\n' | sort   # linked MEMZIP_EXTRA_SRC_DIR files
 } | sha256sum | cut -d' ' -f1)

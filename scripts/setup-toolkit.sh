@@ -4,11 +4,24 @@
 #   2. the CUDA 13.2 toolkit from PyPI wheels into $MEMZIP_CACHE/cuda-13.2/pip,
 #      laid out so that $MEMZIP_CACHE/cuda-13.2/pip/nvidia/cu13 works as
 #      CUDA_INSTALL_PATH (bin/nvcc, include/, lib/, lib64 -> lib).
-# Idempotent: $MEMZIP_CACHE/cuda-13.2/.stamp marks a finished install and a
-# rerun is then a no-op.
+#   3. with --with-cuda11: the CUDA 11.8 headers (PyPI nvidia-cuda-runtime-cu11
+#      and nvidia-cuda-nvcc-cu11 wheels) that gpgpu-sim v3.2.1 builds against,
+#      as $MEMZIP_CACHE/cuda-11.8/home: include/ of both wheels, lib64/ of
+#      the runtime wheel, and bin/ with CUDA 13's cuobjdump and ptxas (the
+#      programs are CUDA 13's) plus an nvcc that only answers --version
+#      (v3.2.1's build and setup_environment read the CUDA release from it).
+# Idempotent: $MEMZIP_CACHE/cuda-13.2/.stamp (and cuda-11.8/.stamp) mark
+# finished installs and a rerun is then a no-op.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+
+with_cuda11=0
+case ${1:-} in
+    --with-cuda11) with_cuda11=1 ;;
+    "") ;;
+    *) die "unknown argument '$1' (usage: setup-toolkit.sh [--with-cuda11])" ;;
+esac
 
 APT_DEPS=(build-essential xutils-dev bison flex zlib1g-dev libglu1-mesa-dev)
 # One pip call installs all of them: a second `pip install --target` into the
@@ -34,10 +47,47 @@ else
     log "all present"
 fi
 
+PY=$(command -v python3 || command -v python) || die "python3 not found"
+
+# cuda11_headers: step 3 (see the header).
+cuda11_headers() {
+    local stamp="$MEMZIP_CUDA11_DIR/.stamp" pip="$MEMZIP_CUDA11_DIR/pip" home="$MEMZIP_CUDA11_HOME"
+    step "CUDA $MEMZIP_CUDA11_PIN headers (gpgpu-sim v3.2.1)"
+    if [[ -f "$stamp" && "$(cat "$stamp")" == "$MEMZIP_CUDA11_PIN" ]]; then
+        log "already in $home"
+        return
+    fi
+    rm -rf "$pip" "$home" "$stamp"
+    mkdir -p "$MEMZIP_CUDA11_DIR"
+    run_logged "$MEMZIP_CACHE/logs/pip-cuda11.log" "$PY" -m pip install --disable-pip-version-check \
+        --no-input --target "$pip" "nvidia-cuda-runtime-cu11==$MEMZIP_CUDA11_PIN" \
+        "nvidia-cuda-nvcc-cu11==$MEMZIP_CUDA11_PIN" ||
+        die "pip install of the CUDA 11.8 wheels failed (log: $MEMZIP_CACHE/logs/pip-cuda11.log)"
+    local runtime="$pip/nvidia/cuda_runtime" nvcc="$pip/nvidia/cuda_nvcc"
+    [[ -f "$runtime/include/cuda_runtime.h" && -d "$nvcc/include/crt" ]] ||
+        die "the CUDA 11.8 wheels lack include/cuda_runtime.h or include/crt"
+    mkdir -p "$home/include" "$home/bin"
+    cp -rs "$runtime/include/." "$home/include/"
+    cp -rs "$nvcc/include/crt" "$home/include/crt"
+    ln -s "$runtime/lib" "$home/lib64"
+    ln -s "$MEMZIP_CUDA_HOME/bin/cuobjdump" "$home/bin/cuobjdump"
+    ln -s "$MEMZIP_CUDA_HOME/bin/ptxas" "$home/bin/ptxas"
+    cat >"$home/bin/nvcc" <<EOF2
+#!/bin/sh
+# Not a compiler: gpgpu-sim v3.2.1's build asks nvcc only for the CUDA release
+# of the headers it compiles against. Programs are built by CUDA 13's nvcc.
+echo "Cuda compilation tools, release 11.8, V$MEMZIP_CUDA11_PIN"
+EOF2
+    chmod +x "$home/bin/nvcc"
+    echo "$MEMZIP_CUDA11_PIN" >"$stamp"
+    log "CUDA_INSTALL_PATH for v3.2.1: $home"
+}
+
 stamp="$MEMZIP_CUDA_DIR/.stamp"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$MEMZIP_CUDA_PIN" ]]; then
     step "CUDA $MEMZIP_CUDA_PIN toolkit"
     log "already installed in $MEMZIP_CUDA_HOME"
+    ((with_cuda11 == 0)) || cuda11_headers
     exit 0
 fi
 
@@ -46,7 +96,6 @@ rm -rf "$MEMZIP_CUDA_DIR/pip" "$stamp"
 mkdir -p "$MEMZIP_CUDA_DIR"
 specs=()
 for w in "${CUDA_WHEELS[@]}"; do specs+=("$w==$MEMZIP_CUDA_PIN"); done
-PY=$(command -v python3 || command -v python) || die "python3 not found"
 run_logged "$MEMZIP_CACHE/logs/pip-cuda.log" "$PY" -m pip install --disable-pip-version-check \
     --no-input --target "$MEMZIP_CUDA_DIR/pip" "${specs[@]}" ||
     die "pip install of the CUDA wheels failed (log: $MEMZIP_CACHE/logs/pip-cuda.log)"
@@ -66,3 +115,4 @@ log "$(grep release <<<"$ver")"
 
 echo "$MEMZIP_CUDA_PIN" >"$stamp"
 step "CUDA toolkit ready: CUDA_INSTALL_PATH=$MEMZIP_CUDA_HOME"
+((with_cuda11 == 0)) || cuda11_headers

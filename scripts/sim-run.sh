@@ -14,7 +14,7 @@
 #                     as correct, on top of exit status 0
 #   --label TEXT      the run's "program" in run.json, which `memzip table`
 #                     groups runs by (default: the program's name and arguments)
-#   --version V       simulator version (default dev; dev-baseline: unpatched,
+#   --version V       simulator version (default dev, or v3.2.1; *-baseline: unpatched,
 #                     --codec none only, no stats.json)
 #
 # Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.

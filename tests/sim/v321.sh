@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Simulator tests on gpgpu-sim v3.2.1 (the papers' version) with the same
+# memzip hooks as on dev: our patterns program and Rodinia bfs and backprop
+# (tiny) under none, mag_bdi and e2mc16 with -memzip_verify 1, outputs
+# checked; none against the unpatched v3.2.1; mag_bdi cuts integer traffic.
+#
+# Runs when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO, or a clone
+# an earlier setup left in the memzip cache: v3.2.1's own or dev's, which
+# holds v3.2.1's commit too); otherwise one SKIP line. The Rodinia part needs
+# a Rodinia source as in tests/bench/run.sh. MEMZIP_KEEP_RUNS=1 keeps the run
+# directories. Ends with "N passed, N failed".
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/lib.sh"
+
+if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" ]]; then
+    gpgpusim_paths v3.2.1
+    v321_src=$GPGPUSIM_SRC
+    gpgpusim_paths dev
+    if [[ -d "$GPGPUSIM_SRC/.git" && ! -d "$v321_src/.git" ]]; then
+        export MEMZIP_GPGPUSIM_REPO="$GPGPUSIM_SRC"  # a local clone: no download
+    elif [[ ! -d "$v321_src/.git" ]]; then
+        echo "SKIP v3.2.1 simulator tests: no gpgpu-sim source (set MEMZIP_GPGPUSIM_REPO to a clone or mirror of gpgpu-sim_distribution)"
+        exit 0
+    fi
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-v321test.XXXXXX")
+if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
+    echo "run directories kept in $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+passed=0
+failed=0
+source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
+
+step "build gpgpu-sim v3.2.1 with memzip and unpatched"
+bash "$MEMZIP_ROOT/scripts/build-sim.sh" --version v3.2.1 >/dev/null
+bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version v3.2.1-baseline >/dev/null
+"$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
+    -o "$work/patterns" "$MEMZIP_ROOT/benchmarks/kernels/patterns.cu"
+export MEMZIP_GPGPUSIM_VERSION=v3.2.1  # sim-run.sh and bench.sh
+
+codecs=(none mag_bdi e2mc16)
+# Short E2MC sampling, so the small programs leave it and compress.
+options=(--set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000")
+words=262144
+
+for codec in "${codecs[@]}"; do
+    name="ints-$codec"
+    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" "${options[@]}" \
+        --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/$name.err"; then
+        checked=$(total "$name" 't["verify"]["checked"]')
+        fails=$(total "$name" 't["verify"]["failures"]')
+        ratio=$(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')
+        verdict "v321-patterns-$name" "output PASS, verified $checked blocks, $fails failures, effective CR $ratio" \
+            test "$fails" -eq 0 -a "$checked" -ge 1
+    else
+        verdict "v321-patterns-$name" "program or simulator failed: $(tail -n 2 "$work/$name/sim.log" 2>/dev/null | tr '\n' ' ')" false
+    fi
+done
+
+if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
+    --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/baseline.err"; then
+    verdict v321-none-equals-unpatched "$(counters ints-baseline | wc -l) counter lines, cycles $(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/ints-baseline/sim.log")" \
+        cmp -s <(counters ints-baseline) <(counters ints-none)
+    # From the first kernel's statistics on: v3.2.1 also prints its temp file
+    # names and interleaves the option listing differently before that.
+    kernel_stats() { stat_lines "$1" | sed -n '/^kernel_name = /,$p'; }
+    first_diff=$(diff <(kernel_stats ints-none) <(kernel_stats ints-baseline) | grep -m2 '^[<>]' | tr '\n' ' ' || true)
+    verdict v321-none-equals-unpatched-log "$(kernel_stats ints-baseline | wc -l) statistic lines compared${first_diff:+, first difference: $first_diff}" \
+        test -z "$first_diff" -a "$(kernel_stats ints-baseline | wc -l)" -gt 100
+else
+    verdict v321-none-equals-unpatched "unpatched run failed (log $work/ints-baseline/sim.log)" false
+fi
+
+if [[ -f "$work/ints-none/stats.json" && -f "$work/ints-mag_bdi/stats.json" ]]; then
+    none_bytes=$(total ints-none 't["dram_bytes"]')
+    mag_bytes=$(total ints-mag_bdi 't["dram_bytes"]')
+    verdict v321-mag_bdi-cuts-int-traffic "DRAM bytes $none_bytes -> $mag_bytes (need <= 70%)" \
+        test "$((100 * mag_bytes))" -le "$((70 * none_bytes))"
+fi
+
+if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
+    for bench in bfs backprop; do
+        for codec in "${codecs[@]}"; do
+            name="$bench-$codec"
+            if bash "$MEMZIP_ROOT/scripts/bench.sh" run "rodinia/$bench" --codec "$codec" --preset tiny \
+                --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
+                verdict "v321-rodinia-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+                    test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+            else
+                verdict "v321-rodinia-$name" "$(tail -n 1 "$work/$name.err")" false
+            fi
+        done
+    done
+else
+    echo "SKIP v3.2.1 rodinia runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
+fi
+
+echo "$passed passed, $failed failed"
+((failed == 0))
