@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Simulator tests on gpgpu-sim v3.2.1 (the papers' version) with the same
-# memzip hooks as on dev: our patterns program and Rodinia bfs and backprop
-# (tiny) under none, mag_bdi and e2mc16 with -memzip_verify 1, outputs
-# checked; none against the unpatched v3.2.1; mag_bdi cuts integer traffic.
+# memzip hooks as on dev: our patterns and modern_ptx programs and Rodinia bfs
+# and backprop (tiny) under none, mag_bdi and e2mc16 with -memzip_verify 1,
+# outputs checked; none against the unpatched v3.2.1; mag_bdi cuts integer
+# traffic.
 #
 # Runs when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO, or a clone
 # an earlier setup left in the memzip cache: v3.2.1's own or dev's, which
@@ -37,8 +38,10 @@ source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
 step "build gpgpu-sim v3.2.1 with memzip and unpatched"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" --version v3.2.1 >/dev/null
 bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version v3.2.1-baseline >/dev/null
-"$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
-    -o "$work/patterns" "$MEMZIP_ROOT/benchmarks/kernels/patterns.cu"
+for program in patterns modern_ptx; do
+    "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
+        -o "$work/$program" "$MEMZIP_ROOT/benchmarks/kernels/$program.cu"
+done
 export MEMZIP_GPGPUSIM_VERSION=v3.2.1  # sim-run.sh and bench.sh
 
 codecs=(none mag_bdi e2mc16)
@@ -57,6 +60,19 @@ for codec in "${codecs[@]}"; do
             test "$fails" -eq 0 -a "$checked" -ge 1
     else
         verdict "v321-patterns-$name" "program or simulator failed: $(tail -n 2 "$work/$name/sim.log" 2>/dev/null | tr '\n' ' ')" false
+    fi
+done
+
+# The PTX of CUDA 9+ programs that v3.2.1 predates (0003 patch): warp
+# shuffles, votes and bit-field opcodes, each result checked on the host.
+for codec in "${codecs[@]}"; do
+    name="modern_ptx-$codec"
+    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" "${options[@]}" \
+        --expect '^PASS warp_ops and bit_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
+        verdict "v321-$name" "shfl.sync, vote.sync, bfe/bfi/bfind/brev/prmt results PASS, verify failures $(total "$name" 't["verify"]["failures"]')" \
+            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+    else
+        verdict "v321-$name" "$(grep -m1 -E '^FAIL|Syntax error|not implemented' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")" false
     fi
 done
 
