@@ -3,7 +3,8 @@
 # memzip hooks as on dev: our patterns and modern_ptx programs and Rodinia bfs
 # and backprop (tiny) under none, mag_bdi and e2mc16 with -memzip_verify 1,
 # outputs checked; none against the unpatched v3.2.1; mag_bdi cuts integer
-# traffic.
+# traffic; CUDA SDK transpose and Lonestar bfs (tiny, mag_bdi) when their
+# sources are available (else one SKIP line each).
 #
 # Runs when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO, or a clone
 # an earlier setup left in the memzip cache: v3.2.1's own or dev's, which
@@ -113,6 +114,28 @@ if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/
 else
     echo "SKIP v3.2.1 rodinia runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
 fi
+
+# One program per other suite, mag_bdi only: they need the runtime calls
+# (cudaDeviceGetAttribute, cudaFuncSetCacheConfig, cudaSetDeviceFlags) and
+# PTX (barrier.sync, atomics, ptxas' constant-bank lines) of the port.
+other_suites=("cuda-samples/transpose MEMZIP_CUDA_SAMPLES_REPO NVIDIA/cuda-samples"
+    "lonestar/bfs MEMZIP_LONESTAR_REPO accel-sim/gpu-app-collection")
+for entry in "${other_suites[@]}"; do
+    read -r bench repo_var upstream <<<"$entry"
+    suite=${bench%%/*}
+    if [[ -z "${!repo_var:-}" && ! -d "$MEMZIP_CACHE/benchmarks/src/$suite/.git" ]]; then
+        echo "SKIP v3.2.1 $bench run: no $suite source (set $repo_var to a clone or mirror of $upstream)"
+        continue
+    fi
+    name="${bench//\//-}-mag_bdi"
+    if bash "$MEMZIP_ROOT/scripts/bench.sh" run "$bench" --codec mag_bdi --preset tiny \
+        --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
+        verdict "v321-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+    else
+        verdict "v321-$name" "$(tail -n 1 "$work/$name.err")" false
+    fi
+done
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
