@@ -7,17 +7,22 @@ For every spec of make_specs.py: the committed JSON equals what make_specs.py wr
 sweep --dry-run` expands it (so the CLI accepts it) into unique run ids; every run verifies
 (`-memzip_verify 1`); every benchmark has a manifest whose STATUS is `runs` and whose PRESETS
 include the spec's preset; in the MAG specs `-memzip_mag_bytes` equals the DRAM atom the option
-lines give (burst length x bus width x chips per controller). Prints one line per problem and
-exits 1 if there is any.
+lines give (burst length x bus width x chips per controller); every codec string, at its
+`-memzip_mag_bytes`, is accepted by memzip's codec registry (`memzip analyze` of a small synthetic
+trace; needs the `zstd` command, else one SKIP line). Prints one line per problem and exits 1 if
+there is any.
 """
 
 import json
+import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import make_specs
+sys.dont_write_bytecode = True  # no __pycache__ next to the specs
+import make_specs  # noqa: E402
 
 REPO = make_specs.HERE.parent.parent
 GTX580_CONFIG = REPO / "gpgpu-sim-patch/dev-6b244a5/configs/GTX580-MAG32/gpgpusim.config"
@@ -59,7 +64,38 @@ def atom_problems(run_id, lines):
     return [] if atom == mag else [f"{run_id}: DRAM atom {atom} B but -memzip_mag_bytes {mag}"]
 
 
-def spec_problems(memzip, spec):
+def synthetic_trace(path):
+    """A zstd trace (rust/memzip/src/trace.rs, version 1) of 64 write-backs of 128-byte blocks."""
+    raw = bytearray(b"MZTRACE\0") + struct.pack("<HI", 1, 128)
+    for i in range(64):
+        # kind 1 (write-back), controller 0, cycle and address deltas (zigzag LEB128: 2 and 128).
+        raw += bytes([1, 0, 2 if i else 0]) + (b"\x80\x02" if i else b"\x00")
+        raw += struct.pack("<32I", *[(i * 1000 + w) if i % 2 else 0 for w in range(32)])
+    subprocess.run(["zstd", "-q", "-f", "-o", str(path)], input=bytes(raw), check=True)
+
+
+def registry_problems(memzip, codecs_by_mag, tmp):
+    """Each codec string through `memzip analyze` (the registry the simulator uses). The `sampling`
+    knob only names the run (the -memzip_e2mc_sampling flag sets it), so it is left out here."""
+    if not shutil.which("zstd"):
+        print("SKIP codec registry check: no zstd command")
+        return []
+    trace = Path(tmp) / "check.zst"
+    synthetic_trace(trace)
+    problems = []
+    for mag, codecs in sorted(codecs_by_mag.items()):
+        args = [memzip, "analyze", str(trace), "--mag-bytes", str(mag), "--no-shannon"]
+        for codec in sorted(codecs):
+            name, _, knobs = codec.partition(":")
+            kept = [k for k in knobs.split(",") if k and not k.startswith("sampling=")]
+            args += ["--codecs", name + (":" + ",".join(kept) if kept else "")]
+        out = subprocess.run(args, capture_output=True, text=True)
+        if out.returncode != 0:
+            problems.append(f"codecs at MAG {mag} B: memzip analyze failed: {out.stderr.strip()}")
+    return problems
+
+
+def spec_problems(memzip, spec, codecs_by_mag):
     out = subprocess.run([memzip, "sweep", str(spec), "--dry-run"], capture_output=True, text=True, cwd=REPO)
     if out.returncode != 0:
         return [f"{spec.name}: memzip sweep --dry-run failed: {out.stderr.strip()}"]
@@ -68,8 +104,9 @@ def spec_problems(memzip, spec):
     ids = [row[0] for row in rows]
     if len(set(ids)) != len(ids):
         problems.append(f"{spec.name}: duplicate run ids")
-    for run_id, _codec, options, *_ in rows:
+    for run_id, codec, options, *_ in rows:
         lines = [o for o in options.split("; ") if o]
+        codecs_by_mag.setdefault(int(option(lines, "-memzip_mag_bytes", 32)), set()).add(codec)
         if make_specs.VERIFY not in lines:
             problems.append(f"{spec.name}: {run_id} does not verify")
         problems += atom_problems(run_id, lines)
@@ -90,8 +127,10 @@ def main():
             committed = REPO / "benchmarks/sweeps" / spec.name
             if not committed.is_file() or committed.read_text() != spec.read_text():
                 problems.append(f"{spec.name}: differs from make_specs.py's output (rerun make_specs.py)")
+        codecs_by_mag = {}
         for spec in fresh:
-            problems += spec_problems(memzip, REPO / "benchmarks/sweeps" / spec.name)
+            problems += spec_problems(memzip, REPO / "benchmarks/sweeps" / spec.name, codecs_by_mag)
+        problems += registry_problems(memzip, codecs_by_mag, tmp)
     for p in problems:
         print(p)
     print(f"check_specs: {len(fresh)} specs, {len(problems)} problem(s)")
