@@ -25,10 +25,12 @@ if ! "$venv/bin/pip" install --quiet --disable-pip-version-check maturin numpy p
     exit 0
 fi
 # The build needs nothing more from PyPI (maturin is in the venv), so a
-# failure here is the package's. The `test` profile shares the dependencies
-# `cargo test` just built; a user's `pip install` builds release.
-if ! MATURIN_PEP517_ARGS="--profile test" "$venv/bin/pip" install --quiet --disable-pip-version-check \
-        --no-build-isolation --force-reinstall --no-deps ./rust/memzip-py >"$log" 2>&1; then
+# failure here is the package's. A user's `pip install` builds release; here
+# the dev profile at the test profile's opt-level (Cargo.toml) reuses what
+# `cargo test --workspace` just built instead of compiling everything again.
+export CARGO_PROFILE_DEV_OPT_LEVEL=1
+if ! PATH="$venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/pip" install --quiet \
+        --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./rust/memzip-py >"$log" 2>&1; then
     cat "$log"
     echo "pip install ./rust/memzip-py failed" >&2
     exit 1
