@@ -18,7 +18,8 @@ if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv" >/dev/null 2>&1; the
     exit 0
 fi
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$log" "$work"' EXIT
 # Already-installed packages are not fetched again.
 if ! "$venv/bin/pip" install --quiet --disable-pip-version-check maturin numpy pandas pytest matplotlib >"$log" 2>&1; then
     echo "SKIP: Python tests: pip cannot install maturin numpy pandas pytest matplotlib from PyPI ($(tail -n 1 "$log"))"
@@ -39,6 +40,6 @@ cargo build --quiet --locked -p memzip-cli
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 export MEMZIP_CLI="$target_dir/debug/memzip"
 # Outside the source tree, so `import memzip` is the installed package.
-cd "$(mktemp -d)"
+cd "$work"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/rust/memzip-py/tests"
 "$venv/bin/python" "$root/benchmarks/plot_runs.py" -o speedup_vs_cr.png

@@ -25,5 +25,13 @@ fn _memzip(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;
     analyze::register(m)?;
     runs::register(m)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
+}
+
+/// Panics inside [`errors::guard`], so the tests can check that a Rust
+/// panic arrives as a `RuntimeError` and the interpreter lives on.
+#[pyfunction]
+fn _panic_for_tests(message: &str) -> PyResult<()> {
+    errors::guard(|| panic!("{message}"))
 }

@@ -116,3 +116,11 @@ def test_load_runs_bad_input(tmp_path):
     (run / "stats.json").write_text("{ not json")
     with pytest.raises(ValueError, match="not valid JSON"):
         memzip.load_runs(run)
+
+
+def test_without_pandas_the_tables_are_dicts(monkeypatch, trace_path):
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)  # `import pandas` raises ImportError
+    rows = memzip.load_runs(RUNS)
+    assert isinstance(rows, list) and isinstance(rows[0], dict) and len(rows) == 6
+    rows = memzip.analyze(trace_path, codecs="bdi")
+    assert isinstance(rows, list) and rows[0]["codec"] == "bdi"

@@ -1,11 +1,13 @@
 """Codecs from Python: round trips of every codec, sizes equal to the Rust
 analysis (the `memzip analyze` CLI) on the same blocks, bad input."""
 
+import json
+
 import numpy as np
 import pytest
 
 import memzip
-from conftest import BLOCK_BYTES, SAMPLE_BLOCKS, block_mix, cli_error
+from conftest import BLOCK_BYTES, REPO, SAMPLE_BLOCKS, block_mix, cli_error
 
 GEOMETRIES = [(32, 16), (64, 32), (128, 32), (128, 64)]
 
@@ -73,12 +75,13 @@ def test_sizes_match_single_compress_calls():
     assert memzip.sizes("mag_bdi:bases=8+4+2", strided[:, ::2]).compressed_bits.tolist() == vector.compressed_bits.tolist()
 
 
-def python_tally(codec, blocks):
-    """Sums over the analysed blocks, as `memzip analyze` reports them."""
-    sizes = codec.sizes(blocks[:SAMPLE_BLOCKS])
-    if len(blocks) > SAMPLE_BLOCKS:
+def python_tally(codec, blocks, sample_blocks=SAMPLE_BLOCKS):
+    """Sums over the analysed blocks, as `memzip analyze` reports them:
+    online sampling ends before block `sample_blocks` if there is one."""
+    sizes = codec.sizes(blocks[:sample_blocks])
+    if len(blocks) > sample_blocks:
         codec.end_sampling()
-        rest = codec.sizes(blocks[SAMPLE_BLOCKS:])
+        rest = codec.sizes(blocks[sample_blocks:])
     else:
         rest = codec.sizes(blocks[:0])
     bits = np.concatenate([sizes.compressed_bits, rest.compressed_bits]).astype(np.int64)
@@ -175,3 +178,57 @@ def test_corrupt_payloads_raise_value_error_never_crash(name):
                 except ValueError:
                     errors += 1
     assert errors > len(stored)
+
+
+REAL_TRACES = sorted(
+    p for p in (REPO / "benchmarks" / "traces").glob("*") if p.is_file() and p.suffix not in (".md", ".json", ".txt")
+)
+
+
+@pytest.mark.skipif(not REAL_TRACES, reason="SKIP: no simulator trace committed under benchmarks/traces/")
+def test_sizes_and_counts_equal_the_cli_on_committed_traces(cli):
+    codecs = ["bdi", "mag_bdi", "fpc", "cpack_z", "e2mc16", "adaptive"]
+    for path in REAL_TRACES:
+        code, out, err = cli("analyze", path, "--codecs", ",".join(codecs), "--json", "-", "--no-shannon")
+        assert code == 0, err
+        expected = json.loads(out)["traces"][0]
+        trace = memzip.read_trace(path)
+        counts = {name: int((trace.kind == value).sum()) for value, name in enumerate(memzip.KIND_NAMES)}
+        assert counts == expected["records"], path
+        analysed = trace.data[trace.kind != memzip.KIND_READ]
+        for name, result in zip(codecs, expected["codecs"]):
+            codec = memzip.Codec(name, block_bytes=trace.block_bytes)
+            mine = python_tally(codec, analysed, memzip.DEFAULT_SAMPLE_BLOCKS)
+            assert mine == {key: result[key] for key in mine}, (path, name)
+
+
+def test_a_rust_panic_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="memzip internal error \\(Rust panic\\): boom"):
+        memzip._memzip._panic_for_tests("boom")
+    # The interpreter and the module still work.
+    assert memzip.Codec("bdi").decompress(memzip.Codec("bdi").compress(bytes(128))) == bytes(128)
+
+
+def test_sizes_releases_the_gil():
+    """Python code runs in another thread while `sizes` loops in Rust."""
+    import threading
+    import time
+
+    blocks = np.tile(block_mix(14), (20000, 1))
+    codec = memzip.Codec("cpack_z")
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        codec.sizes(blocks)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    start, end = span["start"], span["end"]
+    middle = [t for t in ticks if start + 0.1 * (end - start) < t < end - 0.1 * (end - start)]
+    assert len(middle) >= 10, f"{len(middle)} Python steps during {end - start:.3f} s of sizes()"
