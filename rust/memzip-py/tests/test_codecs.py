@@ -121,6 +121,15 @@ def test_offline_e2mc_table_from_the_profiler(cli, trace_path, tmp_path):
     assert (sizes.encoding != 0).any(), "an offline table codes from the first block"
     for row in blocks[:50]:
         assert codec.decompress(codec.compress(row)) == row.tobytes()
+    # analyze with the table equals `memzip analyze --e2mc-table`.
+    code, out, err = cli("analyze", trace_path, "--codecs", "e2mc16,bdi", "--e2mc-table", table, "--json", "-", "--no-shannon")
+    assert code == 0, err
+    expected = json.loads(out)["traces"][0]["codecs"]
+    rows = memzip.analyze(trace_path, codecs=["e2mc16", "bdi"], e2mc_table=table, as_frame=False)
+    assert [{k: r[k] for k in expected[0]} for r in rows] == expected
+    assert rows[0]["offline_table"] and rows[0]["compressed_blocks"] > 0
+    with pytest.raises(ValueError, match="no e2mc16 codec is analysed"):
+        memzip.analyze(trace_path, codecs="bdi", e2mc_table=table)
     with pytest.raises(ValueError, match="16-bit symbols"):
         memzip.Codec("e2mc8", e2mc_table=table)
     with pytest.raises(FileNotFoundError, match="cannot read E2MC table"):
