@@ -51,6 +51,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("raw_cr", run.raw_cr)?;
                 dict.set_item("effective_cr", run.effective_cr)?;
                 dict.set_item("mdc_hit_rate", run.mdc_hit_rate)?;
+                dict.set_item("dram_utilization", run.dram_utilization)?;
                 dict.set_item("verify_checked", run.verify_checked)?;
                 dict.set_item("verify_failures", run.verify_failures)?;
                 dict.set_item("output_ok", run.output_ok)?;
