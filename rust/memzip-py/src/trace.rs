@@ -5,12 +5,12 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 use memzip::trace::{AccessKind, TraceReader, TraceWriter, DEFAULT_LEVEL};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyStopIteration;
+use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::prelude::*;
 
 use crate::errors::{guard, os_error, trace_failure, value_error};
@@ -167,7 +167,15 @@ impl TraceIter {
 
     fn __next__(&self, py: Python<'_>) -> PyResult<TraceChunk> {
         guard(|| {
-            let mut slot = self.trace.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // Waiting for the lock while holding the GIL could deadlock with
+            // a thread that holds the lock and needs the GIL for its arrays.
+            let mut slot = match self.trace.try_lock() {
+                Ok(slot) => slot,
+                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    return Err(PyRuntimeError::new_err("this trace iterator is being read by another thread"))
+                }
+            };
             let Some(trace) = slot.as_mut() else {
                 return Err(PyStopIteration::new_err(()));
             };
