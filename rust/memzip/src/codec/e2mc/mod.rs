@@ -46,12 +46,13 @@ pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
 
 use self::huffman::CanonicalCode;
-use self::table::{symbols_of, uses_mfv, WordMap, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
+use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
 use super::registry::CodecSpec;
 use super::{
-    bits_to_name, check_block_size, decode_uncompressed, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::BitWriter;
+use crate::bits::peek_bits;
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -107,16 +108,9 @@ impl Layout {
 
 /// The next `width` (1..=32) bits at bit `pos`, MSB first; bits past the end
 /// of `bytes` read as zero (the caller checks the stream bounds).
-#[inline]
+#[inline(always)]
 fn peek(bytes: &[u8], pos: usize, width: u32) -> u32 {
-    let start = pos / 8;
-    let mut buf = [0u8; 8];
-    if let Some(rest) = bytes.get(start..) {
-        let n = rest.len().min(5);
-        buf[..n].copy_from_slice(&rest[..n]);
-    }
-    // 5 bytes hold the up to 7 skipped bits plus 32 wanted ones.
-    ((u64::from_be_bytes(buf) << (pos % 8)) >> (64 - width)) as u32
+    peek_bits(bytes, pos, width) as u32
 }
 
 /// Moves past a field of `len` bits, which must end by `end`.
@@ -140,47 +134,38 @@ fn store_symbol(out: &mut [u8], index: usize, value: u32, symbol_bits: u32) {
     }
 }
 
-/// MFV value -> canonical symbol index.
-#[derive(Debug, Clone)]
-enum MfvIndex {
-    /// 16-bit symbols: a direct table, `NOT_MFV` for other values.
-    Dense(Vec<u32>),
-    Sparse(WordMap<u32>),
+/// A codeword packed as `code << 6 | length` (lengths are at most 24 bits,
+/// so 6 bits hold them and 30 bits the whole entry); 0 = no codeword.
+type PackedCode = u32;
+
+#[inline(always)]
+fn pack_code(code: u32, len: u8) -> PackedCode {
+    (code << 6) | len as u32
 }
 
-const NOT_MFV: u32 = u32::MAX;
-
-#[derive(Debug, Clone)]
-struct MfvCoder {
-    /// MFV values by canonical symbol index.
-    values: Vec<u32>,
-    /// Symbol index of the escape codeword (`values.len()`).
-    escape: u32,
-    index: MfvIndex,
+#[inline(always)]
+fn unpack_code(packed: PackedCode) -> (u64, u32) {
+    ((packed >> 6) as u64, packed & 0x3f)
 }
 
-impl MfvCoder {
-    fn new(table: &CodeTable) -> Self {
-        let values: Vec<u32> = table.mfv.iter().map(|e| e.value).collect();
-        let index = if table.symbol_bits == 16 {
-            let mut dense = vec![NOT_MFV; 1 << 16];
-            for (rank, &v) in values.iter().enumerate() {
-                dense[v as usize] = rank as u32;
-            }
-            MfvIndex::Dense(dense)
-        } else {
-            MfvIndex::Sparse(values.iter().enumerate().map(|(rank, &v)| (v, rank as u32)).collect())
-        };
-        MfvCoder { escape: values.len() as u32, values, index }
-    }
+/// Leading value bits that index [`EncodeTable::Sorted`]'s bucket starts.
+const MFV_BUCKET_BITS: u32 = 12;
 
-    #[inline]
-    fn rank(&self, value: u32) -> Option<u32> {
-        match &self.index {
-            MfvIndex::Dense(table) => table.get(value as usize).copied().filter(|&r| r != NOT_MFV),
-            MfvIndex::Sparse(map) => map.get(&value).copied(),
-        }
-    }
+/// The encoder's symbol -> codeword lookup, built once per code table so
+/// encoding does no hashing and no search through the code (issue 12).
+#[derive(Debug, Clone)]
+enum EncodeTable {
+    /// 4/8-bit symbols: one entry per (position, value), at
+    /// `position << symbol_bits | value`.
+    PerPosition(Vec<PackedCode>),
+    /// 16-bit symbols: one entry per value; 0 for values that are not MFVs
+    /// (they take the escape codeword).
+    Dense(Vec<PackedCode>),
+    /// 32-bit symbols: the MFVs sorted ascending (as the table stores them;
+    /// rank = canonical symbol index) with, per value of the top
+    /// [`MFV_BUCKET_BITS`] bits, where that bucket starts, so a lookup is a
+    /// binary search of one (usually tiny) bucket.
+    Sorted { values: Vec<u32>, codes: Vec<PackedCode>, bucket_starts: Vec<u32> },
 }
 
 /// The encoder and decoder tables built from a [`CodeTable`].
@@ -190,7 +175,12 @@ struct Coder {
     symbol_bits: u32,
     /// One canonical code per position (4/8-bit) or the single MFV code.
     codes: Vec<CanonicalCode>,
-    mfv: Option<MfvCoder>,
+    /// MFV values by canonical symbol index (16/32-bit).
+    mfv_values: Vec<u32>,
+    /// Symbol index of the escape codeword (`mfv_values.len()`), 16/32-bit.
+    escape: u32,
+    escape_code: PackedCode,
+    encode_table: EncodeTable,
 }
 
 impl Coder {
@@ -202,29 +192,69 @@ impl Coder {
                     .map_err(|e| ConfigError::new("e2mc code table", e, "lengths of a prefix code"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mfv = uses_mfv(table.symbol_bits).then(|| MfvCoder::new(&table));
-        Ok(Coder { symbol_bits: table.symbol_bits, table, codes, mfv })
+        let symbol_bits = table.symbol_bits;
+        let mfv_values: Vec<u32> = if uses_mfv(symbol_bits) { table.mfv.iter().map(|e| e.value).collect() } else { Vec::new() };
+        let escape = mfv_values.len() as u32;
+        let packed = |code: &CanonicalCode, symbol: usize| {
+            let (bits, len) = code.code(symbol);
+            pack_code(bits, len)
+        };
+        let (escape_code, encode_table) = match symbol_bits {
+            4 | 8 => {
+                let values = 1usize << symbol_bits;
+                let mut entries = vec![0; codes.len() * values];
+                for (position, code) in codes.iter().enumerate() {
+                    for value in 0..values {
+                        entries[(position << symbol_bits) | value] = packed(code, value);
+                    }
+                }
+                (0, EncodeTable::PerPosition(entries))
+            }
+            16 => {
+                let mut dense = vec![0; 1 << 16];
+                for (rank, &v) in mfv_values.iter().enumerate() {
+                    dense[v as usize] = packed(&codes[0], rank);
+                }
+                (packed(&codes[0], escape as usize), EncodeTable::Dense(dense))
+            }
+            _ => {
+                let shift = 32 - MFV_BUCKET_BITS;
+                let bucket_starts = (0..=1u64 << MFV_BUCKET_BITS)
+                    .map(|bucket| mfv_values.partition_point(|&v| ((v as u64) >> shift) < bucket) as u32)
+                    .collect();
+                let mfv_codes = (0..mfv_values.len()).map(|rank| packed(&codes[0], rank)).collect();
+                let sorted = EncodeTable::Sorted { values: mfv_values.clone(), codes: mfv_codes, bucket_starts };
+                (packed(&codes[0], escape as usize), sorted)
+            }
+        };
+        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
+    }
+
+    /// The codeword for a 16/32-bit symbol that is not an MFV: the escape
+    /// codeword, then the raw symbol (Section III-B2c).
+    #[inline(always)]
+    fn escaped(&self, value: u32) -> (u64, u32) {
+        let (code, len) = unpack_code(self.escape_code);
+        ((code << self.symbol_bits) | value as u64, len + self.symbol_bits)
     }
 
     /// The bits for symbol `value` at word position `position`, and their count.
-    #[inline]
+    #[inline(always)]
     fn encode(&self, position: usize, value: u32) -> (u64, u32) {
-        match &self.mfv {
-            None => {
-                let (code, len) = self.codes[position].code(value as usize);
-                (code as u64, len as u32)
-            }
-            Some(mfv) => match mfv.rank(value) {
-                Some(rank) => {
-                    let (code, len) = self.codes[0].code(rank as usize);
-                    (code as u64, len as u32)
-                }
-                None => {
-                    // Escape codeword, then the raw symbol (Section III-B2c).
-                    let (code, len) = self.codes[0].code(mfv.escape as usize);
-                    (((code as u64) << self.symbol_bits) | value as u64, len as u32 + self.symbol_bits)
-                }
+        match &self.encode_table {
+            EncodeTable::PerPosition(entries) => unpack_code(entries[(position << self.symbol_bits) | value as usize]),
+            EncodeTable::Dense(entries) => match entries[value as usize] {
+                0 => self.escaped(value),
+                packed => unpack_code(packed),
             },
+            EncodeTable::Sorted { values, codes, bucket_starts } => {
+                let bucket = (value >> (32 - MFV_BUCKET_BITS)) as usize;
+                let (start, end) = (bucket_starts[bucket] as usize, bucket_starts[bucket + 1] as usize);
+                match values[start..end].binary_search(&value) {
+                    Ok(offset) => unpack_code(codes[start + offset]),
+                    Err(_) => self.escaped(value),
+                }
+            }
         }
     }
 
@@ -239,6 +269,7 @@ impl Coder {
         out: &mut [u8],
     ) -> Result<usize, CodecError> {
         let positions = self.codes.len();
+        let uses_mfv = uses_mfv(self.symbol_bits);
         for s in symbols {
             let code = &self.codes[s % positions];
             let window = peek(payload, pos, code.max_len() as u32);
@@ -246,21 +277,52 @@ impl Coder {
                 .decode(window)
                 .ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
             pos = advance(pos, len as usize, end)?;
-            let value = match &self.mfv {
-                None => symbol,
-                Some(mfv) if symbol == mfv.escape => {
-                    let raw = peek(payload, pos, self.symbol_bits);
-                    pos = advance(pos, self.symbol_bits as usize, end)?;
-                    raw
-                }
-                Some(mfv) => *mfv
-                    .values
+            let value = if !uses_mfv {
+                symbol
+            } else if symbol == self.escape {
+                let raw = peek(payload, pos, self.symbol_bits);
+                pos = advance(pos, self.symbol_bits as usize, end)?;
+                raw
+            } else {
+                *self
+                    .mfv_values
                     .get(symbol as usize)
-                    .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?,
+                    .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
             };
             store_symbol(out, s, value, self.symbol_bits);
         }
         Ok(pos)
+    }
+}
+
+/// Calls `f(symbol index, codeword bits, codeword length)` for every symbol
+/// of `block` in stream order (32-bit little-endian words in address order,
+/// least significant symbol first, as [`table::symbols_of`]).
+#[inline(always)]
+fn for_each_code(coder: &Coder, block: &[u8], f: impl FnMut(usize, u64, u32)) {
+    match coder.symbol_bits {
+        4 => for_each_code_of::<4>(coder, block, f),
+        8 => for_each_code_of::<8>(coder, block, f),
+        16 => for_each_code_of::<16>(coder, block, f),
+        _ => for_each_code_of::<32>(coder, block, f),
+    }
+}
+
+#[inline(always)]
+fn for_each_code_of<const SYMBOL_BITS: u32>(coder: &Coder, block: &[u8], mut f: impl FnMut(usize, u64, u32)) {
+    let per_word = 32 / SYMBOL_BITS;
+    let mask = if SYMBOL_BITS == 32 { u32::MAX } else { (1u32 << SYMBOL_BITS) - 1 };
+    // 4/8-bit codes are per position in the word; 16/32-bit have one code.
+    let positions = coder.codes.len();
+    let mut index = 0;
+    for chunk in block.chunks_exact(4) {
+        let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        for k in 0..per_word {
+            let value = (word >> (k * SYMBOL_BITS % 32)) & mask;
+            let (bits, len) = coder.encode(k as usize % positions, value);
+            f(index, bits, len);
+            index += 1;
+        }
     }
 }
 
@@ -280,8 +342,8 @@ pub struct E2mc {
     layout: Layout,
     mfv: usize,
     state: State,
-    /// Per-symbol (bits, length) of the block being compressed, reused.
-    scratch: Vec<(u64, u32)>,
+    /// Per-symbol `bits << 6 | length` of the block being compressed, reused.
+    scratch: Vec<u64>,
 }
 
 impl E2mc {
@@ -398,26 +460,50 @@ impl E2mc {
         }
     }
 
-    fn encode_block(&mut self, block: &[u8]) -> CompressedBlock {
-        let State::Coding(coder) = &self.state else {
-            return CompressedBlock::uncompressed(block, self.geometry);
-        };
-        let layout = self.layout;
-        let positions = coder.codes.len();
+    /// The size `compress` stores `block` with, and whether that is E2MC
+    /// (rather than raw); `codes`, when given, receives every symbol's
+    /// codeword packed as `bits << 6 | length`, in stream order.
+    fn size_of(&self, coder: &Coder, block: &[u8], mut codes: Option<&mut Vec<u64>>) -> (BlockSize, [usize; 8]) {
+        let per_way = self.layout.per_way;
         let mut way_bits = [0usize; 8];
-        self.scratch.clear();
-        for (i, value) in symbols_of(block, self.symbol_bits).enumerate() {
-            let (bits, len) = coder.encode(i % positions, value);
-            way_bits[i / layout.per_way] += len as usize;
-            self.scratch.push((bits, len));
+        if let Some(codes) = codes.as_deref_mut() {
+            codes.clear();
         }
+        for_each_code(coder, block, |i, bits, len| {
+            way_bits[i / per_way] += len as usize;
+            if let Some(codes) = codes.as_deref_mut() {
+                codes.push((bits << 6) | len as u64);
+            }
+        });
+        let layout = self.layout;
         let ways = &way_bits[..layout.pdw];
         let data_bits: usize = ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
         let total = layout.header_bits + data_bits;
-        if !self.geometry.worth_compressing(total) {
-            return CompressedBlock::uncompressed(block, self.geometry);
+        let size = if self.geometry.worth_compressing(total) {
+            BlockSize { encoding: E2MC_ENCODING, compressed_bits: total }
+        } else {
+            BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
+        };
+        (size, way_bits)
+    }
+
+    /// Codes `block` into `out`: sizes first (Section III-E's "worth it"
+    /// needs the total), then the pointers and the ways.
+    fn encode_into(&mut self, block: &[u8], out: &mut CompressedBlock) {
+        let State::Coding(coder) = &self.state else {
+            out.set_uncompressed(block, self.geometry);
+            return;
+        };
+        let mut codes = std::mem::take(&mut self.scratch);
+        let (size, way_bits) = self.size_of(coder, block, Some(&mut codes));
+        if !size.is_compressed() {
+            out.set_uncompressed(block, self.geometry);
+            self.scratch = codes;
+            return;
         }
-        let mut writer = BitWriter::with_capacity_bits(total);
+        let layout = self.layout;
+        let ways = &way_bits[..layout.pdw];
+        let mut writer = out.take_writer();
         let mut offset_bits = 0;
         for &bits in &ways[..layout.pdw - 1] {
             offset_bits += pad8(bits);
@@ -425,18 +511,20 @@ impl E2mc {
             debug_assert!(offset_bits / 8 < 1 << layout.pointer_bits);
             writer.write((offset_bits / 8) as u64, layout.pointer_bits);
         }
-        for (way, run) in self.scratch.chunks(layout.per_way).enumerate() {
-            for &(bits, len) in run {
-                writer.write(bits, len);
+        for (way, run) in codes.chunks(layout.per_way).enumerate() {
+            for &packed in run {
+                writer.write(packed >> 6, (packed & 0x3f) as u32);
             }
             if way + 1 < layout.pdw {
                 writer.write(0, (pad8(ways[way]) - ways[way]) as u32);
             }
         }
-        CompressedBlock::or_uncompressed(E2MC_ENCODING, writer, block, self.geometry)
+        debug_assert_eq!(writer.bit_len(), size.compressed_bits);
+        out.set_bits(E2MC_ENCODING, writer, self.geometry);
+        self.scratch = codes;
     }
 
-    fn decode_block(&self, coder: &Coder, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn decode_into(&self, coder: &Coder, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         let layout = self.layout;
         let mut reader = compressed.reader()?;
         // starts[w]: bit offset of way w from the start of the data.
@@ -457,11 +545,12 @@ impl E2mc {
             }
         }
         let payload = &compressed.payload;
-        let mut out = vec![0u8; self.geometry.block_bytes()];
+        // 4-bit symbols are OR-ed into their byte.
+        out.fill(0);
         for w in 0..layout.pdw {
             let last = w + 1 == layout.pdw;
             let end = if last { data_bits } else { starts[w + 1] };
-            let pos = coder.decode_way(payload, header + starts[w], header + end, layout.way_symbols(w), &mut out)?;
+            let pos = coder.decode_way(payload, header + starts[w], header + end, layout.way_symbols(w), out)?;
             let used = pos - header;
             if last {
                 if used != data_bits {
@@ -480,7 +569,7 @@ impl E2mc {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -494,19 +583,42 @@ impl Codec for E2mc {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        compress_via_into(self, block)
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
         if let State::Sampling(sampler) = &mut self.state {
             // Section III-B2b: no compression during the sampling phase.
             sampler.feed(block);
-            return Ok(CompressedBlock::uncompressed(block, self.geometry));
+            out.set_uncompressed(block, self.geometry);
+            return Ok(());
         }
-        Ok(self.encode_block(block))
+        self.encode_into(block, out);
+        Ok(())
     }
 
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        if let State::Sampling(sampler) = &mut self.state {
+            sampler.feed(block);
+            return Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() });
+        }
+        match &self.state {
+            State::Coding(coder) => Ok(self.size_of(coder, block, None).0),
+            State::Sampling(_) => Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }),
+        }
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match (compressed.encoding, &self.state) {
-            (UNCOMPRESSED, _) => decode_uncompressed(compressed, self.geometry),
-            (E2MC_ENCODING, State::Coding(coder)) => self.decode_block(coder, compressed),
+            (UNCOMPRESSED, _) => decode_uncompressed_into(compressed, self.geometry, out),
+            (E2MC_ENCODING, State::Coding(coder)) => self.decode_into(coder, compressed, out),
             (E2MC_ENCODING, State::Sampling(_)) => {
                 Err(CodecError::Corrupt("E2MC-coded block but the code table is not built yet (sampling)".into()))
             }
