@@ -15,32 +15,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use common::mix::block_mix;
-use memzip::codec::registry::{build, CodecSpec};
+use common::{codec, label, CODECS};
 use memzip::{Codec, CompressedBlock, Geometry};
 
 /// Blocks per geometry in the synthetic mix.
 const MIX_BLOCKS: usize = 2048;
-
-/// (name, knobs): every registry codec, plus knob settings that change the
-/// bitstream layout.
-const CODECS: &[(&str, &[(&str, &str)])] = &[
-    ("none", &[]),
-    ("bdi", &[]),
-    ("mag_bdi", &[]),
-    ("mag_bdi", &[("bases", "8+4+2")]),
-    ("fpc", &[]),
-    ("fpc", &[("variant", "paper004")]),
-    ("cpack", &[]),
-    ("cpack_z", &[]),
-    ("e2mc4", &[]),
-    ("e2mc8", &[]),
-    ("e2mc8", &[("pdw", "8")]),
-    ("e2mc16", &[]),
-    ("e2mc16", &[("pdw", "1")]),
-    ("e2mc32", &[]),
-    ("e2mc32", &[("pdw", "2"), ("mfv", "64")]),
-    ("adaptive", &[]),
-];
 
 const GEOMETRIES: [(usize, usize); 5] = [(128, 32), (128, 16), (128, 64), (64, 16), (32, 16)];
 
@@ -72,39 +51,38 @@ impl Fnv {
     }
 }
 
-fn label(name: &str, knobs: &[(&str, &str)]) -> String {
-    let knobs: Vec<String> = knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if knobs.is_empty() {
-        name.to_string()
-    } else {
-        format!("{name}:{}", knobs.join(","))
-    }
-}
-
-fn codec(name: &str, knobs: &[(&str, &str)], geometry: Geometry) -> Box<dyn Codec> {
-    let mut spec = CodecSpec::new(name, geometry);
-    for (k, v) in knobs {
-        spec.set(k, v);
-    }
-    build(&spec).unwrap_or_else(|e| panic!("{}: {e}", label(name, knobs)))
-}
-
 /// Two passes over `blocks`: the first as the codec meets them (E2MC samples
 /// online and stores them raw), then `end_sampling`, then the second (E2MC
 /// codes with the table it built). Every block of both passes is digested
-/// and must decode back to itself. Returns "digest total_bits" of the passes.
-fn digest_line(codec: &mut dyn Codec, blocks: &[Vec<u8>]) -> String {
+/// and must decode back to itself. Two twins of the codec run in lockstep:
+/// one through the allocation-free `compress_into` / `decompress_into`
+/// (reusing one output block), one through the size-only `compressed_size`;
+/// both must agree with `compress` on every block. Returns
+/// " pass1=digest/total_bits pass2=digest/total_bits".
+fn digest_line(codecs: [&mut dyn Codec; 3], blocks: &[Vec<u8>]) -> String {
+    let [codec, into_twin, size_twin] = codecs;
+    let mut reused = CompressedBlock::default();
+    let mut decoded_into = vec![0xa5; codec.geometry().block_bytes()];
     let mut line = String::new();
     for pass in 0..2 {
         if pass == 1 {
-            codec.end_sampling().expect("end sampling");
+            for c in [&mut *codec, &mut *into_twin, &mut *size_twin] {
+                c.end_sampling().expect("end sampling");
+            }
         }
         let mut fnv = Fnv::new();
         let mut total_bits = 0u64;
         for (i, block) in blocks.iter().enumerate() {
-            let c = codec.compress(block).unwrap_or_else(|e| panic!("{} block {i}: {e}", codec.name()));
-            let decoded = codec.decompress(&c).unwrap_or_else(|e| panic!("{} block {i}: {e}", codec.name()));
-            assert_eq!(&decoded, block, "{} block {i} does not round-trip", codec.name());
+            let name = codec.name().to_string();
+            let c = codec.compress(block).unwrap_or_else(|e| panic!("{name} block {i}: {e}"));
+            let decoded = codec.decompress(&c).unwrap_or_else(|e| panic!("{name} block {i}: {e}"));
+            assert_eq!(&decoded, block, "{name} block {i} does not round-trip");
+            into_twin.compress_into(block, &mut reused).unwrap_or_else(|e| panic!("{name} block {i}: {e}"));
+            assert_eq!(reused, c, "{name} block {i}: compress_into differs from compress");
+            into_twin.decompress_into(&reused, &mut decoded_into).unwrap_or_else(|e| panic!("{name} block {i}: {e}"));
+            assert_eq!(&decoded_into, block, "{name} block {i}: decompress_into");
+            let size = size_twin.compressed_size(block).unwrap_or_else(|e| panic!("{name} block {i}: {e}"));
+            assert_eq!(size, c.size(), "{name} block {i}: compressed_size differs from compress");
             fnv.block(&c);
             total_bits += c.compressed_bits as u64;
         }
@@ -120,8 +98,9 @@ fn digests(set: &str, blocks_for: impl Fn(Geometry) -> Vec<Vec<u8>>) -> String {
         let geometry = Geometry::new(block_bytes, mag_bytes).unwrap();
         let blocks = blocks_for(geometry);
         for &(name, knobs) in CODECS {
-            let mut codec = codec(name, knobs, geometry);
-            let line = digest_line(&mut *codec, &blocks);
+            let mut twins = [codec(name, knobs, geometry), codec(name, knobs, geometry), codec(name, knobs, geometry)];
+            let [a, b, c] = &mut twins;
+            let line = digest_line([&mut **a, &mut **b, &mut **c], &blocks);
             writeln!(out, "{set} {block_bytes}/{mag_bytes} {}{line}", label(name, knobs)).unwrap();
         }
     }
