@@ -13,37 +13,50 @@ mod mix;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use memzip::codec::registry::{build_str, codec_names};
-use memzip::Geometry;
+use memzip::{CompressedBlock, Geometry};
 use std::time::Duration;
 
 const BLOCKS: usize = 2048;
 
-fn bench_codecs(c: &mut Criterion) {
+/// Times every registered codec on `blocks` (128 B, 32 B MAG): the
+/// allocation-free calls the memory controller, the FFI and `analyze` make.
+fn bench_blocks(c: &mut Criterion, set: &str, blocks: &[Vec<u8>]) {
     let geometry = Geometry::default();
-    let blocks = mix::block_mix(geometry.block_bytes(), BLOCKS, 42);
     let total_bytes = (blocks.len() * geometry.block_bytes()) as u64;
     for name in codec_names() {
         let mut codec = build_str(name, geometry).expect("registered codec builds");
-        for block in &blocks {
+        // Codecs that learn (E2MC) see the blocks once, then build their tables.
+        for block in blocks {
             codec.compress(block).expect("compress");
         }
         codec.end_sampling().expect("end sampling");
         let compressed: Vec<_> = blocks.iter().map(|b| codec.compress(b).expect("compress")).collect();
+        let mut out = CompressedBlock::default();
+        let mut decoded = vec![0u8; geometry.block_bytes()];
 
-        let mut group = c.benchmark_group(format!("mix/{name}"));
+        let mut group = c.benchmark_group(format!("{set}/{name}"));
         group.throughput(Throughput::BytesDecimal(total_bytes));
         group.bench_function("compress+decompress", |b| {
             b.iter(|| {
-                for block in &blocks {
-                    let c = codec.compress(black_box(block)).expect("compress");
-                    black_box(codec.decompress(&c).expect("decompress"));
+                for block in blocks {
+                    codec.compress_into(black_box(block), &mut out).expect("compress");
+                    codec.decompress_into(&out, &mut decoded).expect("decompress");
+                    black_box(&decoded);
                 }
             })
         });
         group.bench_function("compress", |b| {
             b.iter(|| {
-                for block in &blocks {
-                    black_box(codec.compress(black_box(block)).expect("compress"));
+                for block in blocks {
+                    codec.compress_into(black_box(block), &mut out).expect("compress");
+                    black_box(&out);
+                }
+            })
+        });
+        group.bench_function("size_only", |b| {
+            b.iter(|| {
+                for block in blocks {
+                    black_box(codec.compressed_size(black_box(block)).expect("size"));
                 }
             })
         });
@@ -51,12 +64,18 @@ fn bench_codecs(c: &mut Criterion) {
         group.bench_function("decompress", |b| {
             b.iter(|| {
                 for block in &compressed {
-                    black_box(codec.decompress(black_box(block)).expect("decompress"));
+                    codec.decompress_into(black_box(block), &mut decoded).expect("decompress");
+                    black_box(&decoded);
                 }
             })
         });
         group.finish();
     }
+}
+
+fn bench_codecs(c: &mut Criterion) {
+    let blocks = mix::block_mix(Geometry::default().block_bytes(), BLOCKS, 42);
+    bench_blocks(c, "mix", &blocks);
 }
 
 criterion_group! {

@@ -131,13 +131,23 @@ impl BaseDelta {
     /// accepted with `base`: the bitmask bit is set for values that fail the
     /// zero-base check, exactly the values the fit check sent to the base.
     pub fn encode_into(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
-        let word_bits = self.word_bits();
+        match self.base_bytes {
+            8 => self.encode_words::<8>(block, base, writer),
+            4 => self.encode_words::<4>(block, base, writer),
+            2 => self.encode_words::<2>(block, base, writer),
+            _ => self.encode_words::<1>(block, base, writer),
+        }
+    }
+
+    #[inline(always)]
+    fn encode_words<const B: usize>(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
+        let word_bits = (B * 8) as u32;
         writer.write(base, word_bits);
         // Bitmask first (one bit per value, MSB first), in 64-bit pieces.
         let mut mask = 0u64;
         let mut mask_bits = 0;
-        for value in words(block, self.base_bytes) {
-            let uses_base = !fits_signed(sign_extend(value, word_bits), self.delta_bits);
+        for chunk in block.chunks_exact(B) {
+            let uses_base = !fits_signed(sign_extend(le_word::<B>(chunk), word_bits), self.delta_bits);
             mask = (mask << 1) | uses_base as u64;
             mask_bits += 1;
             if mask_bits == 64 {
@@ -146,7 +156,8 @@ impl BaseDelta {
             }
         }
         writer.write(mask, mask_bits);
-        for value in words(block, self.base_bytes) {
+        for chunk in block.chunks_exact(B) {
+            let value = le_word::<B>(chunk);
             let from_zero = sign_extend(value, word_bits);
             let delta = if fits_signed(from_zero, self.delta_bits) {
                 from_zero as u64

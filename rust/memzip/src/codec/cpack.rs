@@ -164,22 +164,24 @@ impl Dictionary {
     }
 
     /// The match with the most high-order bytes, lowest index among equals:
-    /// one pass over the filled entries (a full match ends it at once, as
-    /// the first full match has the lowest index).
+    /// one pass over the filled entries. Every match needs the high halfword,
+    /// so most entries are rejected by one test; a full match ends the pass
+    /// (the first one has the lowest index).
     #[inline]
     fn best_match(&self, word: u32) -> Option<(Pattern, usize)> {
         let (mut three, mut two) = (None, None);
         for (index, &entry) in self.filled().iter().enumerate() {
             let differs = entry ^ word;
+            if differs > 0xffff {
+                continue;
+            }
             if differs == 0 {
                 return Some((Pattern::Mmmm, index));
             }
-            if three.is_none() && differs & HIGH_THREE_BYTES == 0 {
-                three = Some(index);
+            if differs <= 0xff {
+                three = three.or(Some(index));
             }
-            if two.is_none() && differs & 0xffff_0000 == 0 {
-                two = Some(index);
-            }
+            two = two.or(Some(index));
         }
         three.map(|i| (Pattern::Mmmx, i)).or(two.map(|i| (Pattern::Mmxx, i)))
     }
@@ -334,22 +336,19 @@ impl Codec for CPack {
         decompress_via_into(self, compressed)
     }
 
-    /// Sizes the word stream first; it is written only when the block is
-    /// kept compressed (it saves a burst).
+    /// Writes the word stream while sizing it (one dictionary pass), then
+    /// keeps it only if it saves a burst.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        let size = self.size_of(block);
-        if !size.is_compressed() {
-            out.set_uncompressed(block, self.geometry);
-            return Ok(());
-        }
         let mut writer = out.take_writer();
-        if size.encoding == ENCODING_ZERO_BLOCK {
+        let encoding = if self.zero_block_code && block.iter().all(|&b| b == 0) {
             writer.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
+            ENCODING_ZERO_BLOCK
         } else {
             self.tokens(block, |value, width| writer.write(value, width));
-        }
-        out.set_bits(size.encoding, writer, self.geometry);
+            ENCODING_CPACK
+        };
+        out.set_or_uncompressed(encoding, writer, block, self.geometry);
         Ok(())
     }
 

@@ -396,17 +396,17 @@ impl Codec for Fpc {
         decompress_via_into(self, compressed)
     }
 
-    /// Sizes the token stream first; the bitstream is written only when the
-    /// block is kept compressed (it saves a burst).
+    /// Writes the token stream in one pass, then keeps it only if it saves
+    /// a burst.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        match self.encoded_bits(block) {
-            Some(bits) if self.geometry.worth_compressing(bits) => {
-                let mut writer = out.take_writer();
-                self.tokens(block, |value, width| writer.write(value, width));
-                out.set_bits(ENCODING_FPC, writer, self.geometry);
+        let mut writer = out.take_writer();
+        match self.tokens(block, |value, width| writer.write(value, width)) {
+            Some(()) => out.set_or_uncompressed(ENCODING_FPC, writer, block, self.geometry),
+            None => {
+                out.payload = writer.finish().0;
+                out.set_uncompressed(block, self.geometry);
             }
-            _ => out.set_uncompressed(block, self.geometry),
         }
         Ok(())
     }

@@ -263,15 +263,33 @@ impl Coder {
     fn decode_way(
         &self,
         payload: &[u8],
+        pos: usize,
+        end: usize,
+        symbols: Range<usize>,
+        out: &mut [u8],
+    ) -> Result<usize, CodecError> {
+        match self.symbol_bits {
+            4 => self.decode_way_of::<4>(payload, pos, end, symbols, out),
+            8 => self.decode_way_of::<8>(payload, pos, end, symbols, out),
+            16 => self.decode_way_of::<16>(payload, pos, end, symbols, out),
+            _ => self.decode_way_of::<32>(payload, pos, end, symbols, out),
+        }
+    }
+
+    #[inline(always)]
+    fn decode_way_of<const SYMBOL_BITS: u32>(
+        &self,
+        payload: &[u8],
         mut pos: usize,
         end: usize,
         symbols: Range<usize>,
         out: &mut [u8],
     ) -> Result<usize, CodecError> {
-        let positions = self.codes.len();
-        let uses_mfv = uses_mfv(self.symbol_bits);
+        // Symbol s has word position s % positions; positions is 8, 4 or 1.
+        let position_mask = self.codes.len() - 1;
+        let uses_mfv = uses_mfv(SYMBOL_BITS);
         for s in symbols {
-            let code = &self.codes[s % positions];
+            let code = &self.codes[s & position_mask];
             let window = peek(payload, pos, code.max_len() as u32);
             let (symbol, len) = code
                 .decode(window)
@@ -280,8 +298,8 @@ impl Coder {
             let value = if !uses_mfv {
                 symbol
             } else if symbol == self.escape {
-                let raw = peek(payload, pos, self.symbol_bits);
-                pos = advance(pos, self.symbol_bits as usize, end)?;
+                let raw = peek(payload, pos, SYMBOL_BITS);
+                pos = advance(pos, SYMBOL_BITS as usize, end)?;
                 raw
             } else {
                 *self
@@ -289,7 +307,7 @@ impl Coder {
                     .get(symbol as usize)
                     .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
             };
-            store_symbol(out, s, value, self.symbol_bits);
+            store_symbol(out, s, value, SYMBOL_BITS);
         }
         Ok(pos)
     }
@@ -313,13 +331,13 @@ fn for_each_code_of<const SYMBOL_BITS: u32>(coder: &Coder, block: &[u8], mut f: 
     let per_word = 32 / SYMBOL_BITS;
     let mask = if SYMBOL_BITS == 32 { u32::MAX } else { (1u32 << SYMBOL_BITS) - 1 };
     // 4/8-bit codes are per position in the word; 16/32-bit have one code.
-    let positions = coder.codes.len();
+    let per_position = !uses_mfv(SYMBOL_BITS);
     let mut index = 0;
     for chunk in block.chunks_exact(4) {
         let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         for k in 0..per_word {
             let value = (word >> (k * SYMBOL_BITS % 32)) & mask;
-            let (bits, len) = coder.encode(k as usize % positions, value);
+            let (bits, len) = coder.encode(if per_position { k as usize } else { 0 }, value);
             f(index, bits, len);
             index += 1;
         }
@@ -463,18 +481,28 @@ impl E2mc {
     /// The size `compress` stores `block` with, and whether that is E2MC
     /// (rather than raw); `codes`, when given, receives every symbol's
     /// codeword packed as `bits << 6 | length`, in stream order.
-    fn size_of(&self, coder: &Coder, block: &[u8], mut codes: Option<&mut Vec<u64>>) -> (BlockSize, [usize; 8]) {
+    fn size_of(&self, coder: &Coder, block: &[u8], codes: Option<&mut Vec<u64>>) -> (BlockSize, [usize; 8]) {
         let per_way = self.layout.per_way;
         let mut way_bits = [0usize; 8];
-        if let Some(codes) = codes.as_deref_mut() {
-            codes.clear();
-        }
-        for_each_code(coder, block, |i, bits, len| {
-            way_bits[i / per_way] += len as usize;
-            if let Some(codes) = codes.as_deref_mut() {
-                codes.push((bits << 6) | len as u64);
+        let (mut way, mut way_end) = (0, per_way);
+        match codes {
+            Some(codes) => {
+                codes.clear();
+                for_each_code(coder, block, |i, bits, len| {
+                    if i == way_end {
+                        (way, way_end) = (way + 1, way_end + per_way);
+                    }
+                    way_bits[way] += len as usize;
+                    codes.push((bits << 6) | len as u64);
+                });
             }
-        });
+            None => for_each_code(coder, block, |i, _, len| {
+                if i == way_end {
+                    (way, way_end) = (way + 1, way_end + per_way);
+                }
+                way_bits[way] += len as usize;
+            }),
+        }
         let layout = self.layout;
         let ways = &way_bits[..layout.pdw];
         let data_bits: usize = ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
