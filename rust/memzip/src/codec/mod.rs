@@ -258,7 +258,8 @@ pub fn check_block_size(block: &[u8], geometry: Geometry) -> Result<(), CodecErr
 
 /// `compress` for codecs that implement `compress_into`.
 pub fn compress_via_into<C: Codec + ?Sized>(codec: &mut C, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-    let mut out = CompressedBlock::default();
+    // Room for a raw block and the writer's last 8-byte store: one allocation.
+    let mut out = CompressedBlock { payload: Vec::with_capacity(block.len() + 8), ..CompressedBlock::default() };
     codec.compress_into(block, &mut out)?;
     Ok(out)
 }
