@@ -52,7 +52,7 @@ use super::{
     bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::peek_bits;
+use crate::bits::{load_be, peek_bits, BitWriter};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -313,35 +313,65 @@ impl Coder {
     }
 }
 
-/// Calls `f(symbol index, codeword bits, codeword length)` for every symbol
-/// of `block` in stream order (32-bit little-endian words in address order,
-/// least significant symbol first, as [`table::symbols_of`]).
+/// Codes every symbol of `block` way by way: `emit(bits, length)` gets each
+/// codeword in stream order and, after every way but the last, the zero
+/// padding to the next byte (ways start byte-aligned, Section III-F1).
+/// Returns each way's codeword bits (without padding). Shared by the encoder
+/// (which writes what it is given) and the size-only path (which ignores
+/// it), so both see the same sizes. The table lookup is chosen once per
+/// block, not per symbol.
 #[inline(always)]
-fn for_each_code(coder: &Coder, block: &[u8], f: impl FnMut(usize, u64, u32)) {
-    match coder.symbol_bits {
-        4 => for_each_code_of::<4>(coder, block, f),
-        8 => for_each_code_of::<8>(coder, block, f),
-        16 => for_each_code_of::<16>(coder, block, f),
-        _ => for_each_code_of::<32>(coder, block, f),
+fn code_ways(coder: &Coder, block: &[u8], pdw: usize, emit: impl FnMut(u64, u32)) -> [usize; 8] {
+    match &coder.encode_table {
+        EncodeTable::PerPosition(entries) if coder.symbol_bits == 4 => {
+            code_ways_of::<4>(block, pdw, |k, v| unpack_code(entries[(k << 4) | v as usize]), emit)
+        }
+        EncodeTable::PerPosition(entries) => {
+            code_ways_of::<8>(block, pdw, |k, v| unpack_code(entries[(k << 8) | v as usize]), emit)
+        }
+        EncodeTable::Dense(entries) => code_ways_of::<16>(
+            block,
+            pdw,
+            |_, v| match entries[v as usize] {
+                0 => coder.escaped(v),
+                packed => unpack_code(packed),
+            },
+            emit,
+        ),
+        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
     }
 }
 
+/// [`code_ways`] for one symbol length; `lookup(position in word, value)`.
 #[inline(always)]
-fn for_each_code_of<const SYMBOL_BITS: u32>(coder: &Coder, block: &[u8], mut f: impl FnMut(usize, u64, u32)) {
-    let per_word = 32 / SYMBOL_BITS;
+fn code_ways_of<const SYMBOL_BITS: u32>(
+    block: &[u8],
+    pdw: usize,
+    lookup: impl Fn(usize, u32) -> (u64, u32),
+    mut emit: impl FnMut(u64, u32),
+) -> [usize; 8] {
+    let per_word = (32 / SYMBOL_BITS) as usize;
     let mask = if SYMBOL_BITS == 32 { u32::MAX } else { (1u32 << SYMBOL_BITS) - 1 };
-    // 4/8-bit codes are per position in the word; 16/32-bit have one code.
-    let per_position = !uses_mfv(SYMBOL_BITS);
-    let mut index = 0;
-    for chunk in block.chunks_exact(4) {
-        let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        for k in 0..per_word {
-            let value = (word >> (k * SYMBOL_BITS % 32)) & mask;
-            let (bits, len) = coder.encode(if per_position { k as usize } else { 0 }, value);
-            f(index, bits, len);
-            index += 1;
+    let mut way_bits = [0usize; 8];
+    // Symbols are split into PDW equal runs, so each way is a run of bytes.
+    let way_bytes = block.len() / pdw;
+    for (way, part) in block.chunks_exact(way_bytes).enumerate() {
+        let mut bits = 0usize;
+        for chunk in part.chunks_exact(4) {
+            let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            for k in 0..per_word {
+                let value = (word >> ((k as u32 * SYMBOL_BITS) % 32)) & mask;
+                let (code, len) = lookup(k, value);
+                bits += len as usize;
+                emit(code, len);
+            }
+        }
+        way_bits[way] = bits;
+        if way + 1 < pdw {
+            emit(0, (pad8(bits) - bits) as u32);
         }
     }
+    way_bits
 }
 
 #[derive(Debug, Clone)]
@@ -360,8 +390,8 @@ pub struct E2mc {
     layout: Layout,
     mfv: usize,
     state: State,
-    /// Per-symbol `bits << 6 | length` of the block being compressed, reused.
-    scratch: Vec<u64>,
+    /// The ways' bitstream of the block being compressed, reused.
+    scratch: Vec<u8>,
 }
 
 impl E2mc {
@@ -478,78 +508,56 @@ impl E2mc {
         }
     }
 
-    /// The size `compress` stores `block` with, and whether that is E2MC
-    /// (rather than raw); `codes`, when given, receives every symbol's
-    /// codeword packed as `bits << 6 | length`, in stream order.
-    fn size_of(&self, coder: &Coder, block: &[u8], codes: Option<&mut Vec<u64>>) -> (BlockSize, [usize; 8]) {
-        let per_way = self.layout.per_way;
-        let mut way_bits = [0usize; 8];
-        let (mut way, mut way_end) = (0, per_way);
-        match codes {
-            Some(codes) => {
-                codes.clear();
-                for_each_code(coder, block, |i, bits, len| {
-                    if i == way_end {
-                        (way, way_end) = (way + 1, way_end + per_way);
-                    }
-                    way_bits[way] += len as usize;
-                    codes.push((bits << 6) | len as u64);
-                });
-            }
-            None => for_each_code(coder, block, |i, _, len| {
-                if i == way_end {
-                    (way, way_end) = (way + 1, way_end + per_way);
-                }
-                way_bits[way] += len as usize;
-            }),
-        }
+    /// The encoding and size `compress` stores a block with whose ways hold
+    /// `way_bits` codeword bits each.
+    fn size_from_ways(&self, way_bits: &[usize; 8]) -> BlockSize {
         let layout = self.layout;
         let ways = &way_bits[..layout.pdw];
         let data_bits: usize = ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
         let total = layout.header_bits + data_bits;
-        let size = if self.geometry.worth_compressing(total) {
+        if self.geometry.worth_compressing(total) {
             BlockSize { encoding: E2MC_ENCODING, compressed_bits: total }
         } else {
             BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
-        };
-        (size, way_bits)
+        }
     }
 
-    /// Codes `block` into `out`: sizes first (Section III-E's "worth it"
-    /// needs the total), then the pointers and the ways.
+    /// Codes `block` into `out`. The ways are written to a scratch stream
+    /// while they are sized; once the sizes are known (Section III-E's "worth
+    /// it" needs the total, the header the way offsets) the pointers are
+    /// written and the ways' bits appended after them.
     fn encode_into(&mut self, block: &[u8], out: &mut CompressedBlock) {
         let State::Coding(coder) = &self.state else {
             out.set_uncompressed(block, self.geometry);
             return;
         };
-        let mut codes = std::mem::take(&mut self.scratch);
-        let (size, way_bits) = self.size_of(coder, block, Some(&mut codes));
+        let layout = self.layout;
+        let mut data = BitWriter::reusing(std::mem::take(&mut self.scratch));
+        let way_bits = code_ways(coder, block, layout.pdw, |code, len| data.write(code, len));
+        let (data_bytes, data_bits) = data.finish();
+        let size = self.size_from_ways(&way_bits);
+        debug_assert!(!size.is_compressed() || size.compressed_bits == layout.header_bits + data_bits);
         if !size.is_compressed() {
             out.set_uncompressed(block, self.geometry);
-            self.scratch = codes;
+            self.scratch = data_bytes;
             return;
         }
-        let layout = self.layout;
-        let ways = &way_bits[..layout.pdw];
         let mut writer = out.take_writer();
         let mut offset_bits = 0;
-        for &bits in &ways[..layout.pdw - 1] {
+        for &bits in &way_bits[..layout.pdw - 1] {
             offset_bits += pad8(bits);
             // total < block_bits, so every offset fits log2(block_bytes) bits.
             debug_assert!(offset_bits / 8 < 1 << layout.pointer_bits);
             writer.write((offset_bits / 8) as u64, layout.pointer_bits);
         }
-        for (way, run) in codes.chunks(layout.per_way).enumerate() {
-            for &packed in run {
-                writer.write(packed >> 6, (packed & 0x3f) as u32);
-            }
-            if way + 1 < layout.pdw {
-                writer.write(0, (pad8(ways[way]) - ways[way]) as u32);
-            }
+        let mut left = data_bits;
+        for chunk in data_bytes.chunks(8) {
+            let take = left.min(64) as u32;
+            writer.write(load_be(chunk, 0) >> (64 - take), take);
+            left -= take as usize;
         }
-        debug_assert_eq!(writer.bit_len(), size.compressed_bits);
         out.set_bits(E2MC_ENCODING, writer, self.geometry);
-        self.scratch = codes;
+        self.scratch = data_bytes;
     }
 
     fn decode_into(&self, coder: &Coder, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
@@ -637,7 +645,7 @@ impl Codec for E2mc {
             return Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() });
         }
         match &self.state {
-            State::Coding(coder) => Ok(self.size_of(coder, block, None).0),
+            State::Coding(coder) => Ok(self.size_from_ways(&code_ways(coder, block, self.layout.pdw, |_, _| ()))),
             State::Sampling(_) => Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }),
         }
     }
