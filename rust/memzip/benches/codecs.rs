@@ -1,7 +1,8 @@
 //! Throughput (MB/s of uncompressed block data, decimal) of every registered
 //! codec: compress, decompress, and both in turn on every block (the figure
 //! issue 12's targets are stated in), on the deterministic synthetic mix of
-//! `tests/common/mix.rs` at 128 B blocks and a 32 B MAG.
+//! `tests/common/mix.rs` at 128 B blocks and a 32 B MAG, then on the written
+//! blocks of the real DRAM traces in `benchmarks/traces/` when there are any.
 //!
 //!     cargo bench -p memzip --bench codecs
 //!
@@ -13,7 +14,9 @@ mod mix;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use memzip::codec::registry::{build_str, codec_names};
+use memzip::trace::{AccessKind, TraceReader};
 use memzip::{CompressedBlock, Geometry};
+use std::path::Path;
 use std::time::Duration;
 
 const BLOCKS: usize = 2048;
@@ -73,9 +76,41 @@ fn bench_blocks(c: &mut Criterion, set: &str, blocks: &[Vec<u8>]) {
     }
 }
 
+/// The written and copied 128 B blocks of every trace committed under
+/// `benchmarks/traces/` (real DRAM blocks), if any.
+fn trace_blocks() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/traces");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "mzt"));
+    paths.sort();
+    let mut blocks = Vec::new();
+    for path in paths {
+        let file = std::fs::File::open(&path).expect("open trace");
+        let reader = TraceReader::new(file).expect("trace header");
+        if reader.block_bytes() != Geometry::default().block_bytes() {
+            continue;
+        }
+        for record in reader {
+            let record = record.expect("trace record");
+            if record.kind != AccessKind::Read {
+                blocks.push(record.data);
+            }
+        }
+    }
+    blocks
+}
+
 fn bench_codecs(c: &mut Criterion) {
     let blocks = mix::block_mix(Geometry::default().block_bytes(), BLOCKS, 42);
     bench_blocks(c, "mix", &blocks);
+    let real = trace_blocks();
+    if real.is_empty() {
+        println!("SKIP real-trace benchmark: no 128 B .mzt trace in benchmarks/traces/");
+    } else {
+        bench_blocks(c, "trace", &real);
+    }
 }
 
 criterion_group! {
