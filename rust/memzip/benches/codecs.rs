@@ -83,7 +83,7 @@ fn trace_blocks() -> Vec<Vec<u8>> {
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    paths.retain(|p| p.extension().is_some_and(|e| e == "mzt"));
+    paths.retain(|p| p.extension().is_some_and(|e| e == "mzt" || e == "zst"));
     paths.sort();
     let mut blocks = Vec::new();
     for path in paths {
@@ -107,7 +107,7 @@ fn bench_codecs(c: &mut Criterion) {
     bench_blocks(c, "mix", &blocks);
     let real = trace_blocks();
     if real.is_empty() {
-        println!("SKIP real-trace benchmark: no 128 B .mzt trace in benchmarks/traces/");
+        println!("SKIP real-trace benchmark: no 128 B trace (.mzt, .zst) in benchmarks/traces/");
     } else {
         bench_blocks(c, "trace", &real);
     }

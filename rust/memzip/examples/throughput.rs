@@ -5,7 +5,10 @@
 //! count. The criterion benchmark (`benches/codecs.rs`) is the reference;
 //! this is for iterating.
 //!
-//!     cargo run --release -p memzip --example throughput [ROUNDS] [codec...]
+//!     cargo run --release -p memzip --example throughput [ROUNDS] [codec...] [trace...]
+//!
+//! Arguments naming a trace file (`.mzt` or `.zst`) replace the mix with the
+//! written and copied blocks of those traces (128 B blocks only).
 
 #[path = "../tests/common/mix.rs"]
 mod mix;
@@ -14,6 +17,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use memzip::codec::registry::{build_str, codec_names};
+use memzip::trace::{AccessKind, TraceReader};
 use memzip::{CompressedBlock, Geometry};
 
 fn best_of(rounds: usize, bytes: usize, mut pass: impl FnMut()) -> f64 {
@@ -29,9 +33,27 @@ fn best_of(rounds: usize, bytes: usize, mut pass: impl FnMut()) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = args.first().and_then(|a| a.parse().ok()).unwrap_or(30);
-    let wanted: Vec<String> = args.iter().skip(1).cloned().collect();
+    let is_trace = |a: &String| a.ends_with(".mzt") || a.ends_with(".zst");
+    let wanted: Vec<String> = args.iter().skip(1).filter(|a| !is_trace(a)).cloned().collect();
+    let traces: Vec<&String> = args.iter().skip(1).filter(|a| is_trace(a)).collect();
     let geometry = Geometry::default();
-    let blocks = mix::block_mix(geometry.block_bytes(), 2048, 42);
+    let blocks = if traces.is_empty() {
+        mix::block_mix(geometry.block_bytes(), 2048, 42)
+    } else {
+        let mut blocks = Vec::new();
+        for path in traces {
+            let reader = TraceReader::new(std::fs::File::open(path).expect("open trace")).expect("trace header");
+            assert_eq!(reader.block_bytes(), geometry.block_bytes(), "{path}: 128 B blocks only");
+            for record in reader {
+                let record = record.expect("trace record");
+                if record.kind != AccessKind::Read {
+                    blocks.push(record.data);
+                }
+            }
+        }
+        println!("{} written/copied blocks from the traces", blocks.len());
+        blocks
+    };
     let bytes = blocks.len() * geometry.block_bytes();
     println!("{:<10} {:>10} {:>10} {:>10} {:>10}   (MB/s, best of {rounds})", "codec", "comp+dec", "compress", "decomp", "size");
     for name in codec_names().into_iter().filter(|n| wanted.is_empty() || wanted.iter().any(|w| w == n)) {
