@@ -40,7 +40,6 @@ pub mod entropy;
 pub mod huffman;
 pub mod table;
 
-use std::ops::Range;
 
 pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
@@ -99,10 +98,6 @@ impl Layout {
             pointer_bits,
             header_bits: (pdw - 1) * pointer_bits as usize,
         }
-    }
-
-    fn way_symbols(&self, way: usize) -> Range<usize> {
-        way * self.per_way..(way + 1) * self.per_way
     }
 }
 
@@ -258,57 +253,97 @@ impl Coder {
         }
     }
 
-    /// Decodes `symbols` from bits `[pos, end)` of `payload` into `out`;
-    /// returns the bit position after the last codeword.
-    fn decode_way(
+    /// Decodes the PDW ways, way `w` from bits `[pos[w], end[w])` of
+    /// `payload`, into `out`; returns where each way's last codeword ends.
+    /// The ways are decoded in lockstep, one symbol of each in turn, as the
+    /// paper's parallel decoders do (Section III-F1): each way's bit
+    /// position depends only on its own previous codeword, so the ways'
+    /// dependency chains overlap instead of running one after another.
+    fn decode_ways(
         &self,
         payload: &[u8],
-        pos: usize,
-        end: usize,
-        symbols: Range<usize>,
+        pos: [usize; 8],
+        end: [usize; 8],
+        layout: Layout,
         out: &mut [u8],
-    ) -> Result<usize, CodecError> {
+    ) -> Result<[usize; 8], CodecError> {
         match self.symbol_bits {
-            4 => self.decode_way_of::<4>(payload, pos, end, symbols, out),
-            8 => self.decode_way_of::<8>(payload, pos, end, symbols, out),
-            16 => self.decode_way_of::<16>(payload, pos, end, symbols, out),
-            _ => self.decode_way_of::<32>(payload, pos, end, symbols, out),
+            4 => self.decode_ways_of::<4>(payload, pos, end, layout, out),
+            8 => self.decode_ways_of::<8>(payload, pos, end, layout, out),
+            16 => self.decode_ways_of::<16>(payload, pos, end, layout, out),
+            _ => self.decode_ways_of::<32>(payload, pos, end, layout, out),
         }
     }
 
     #[inline(always)]
-    fn decode_way_of<const SYMBOL_BITS: u32>(
+    fn decode_ways_of<const SYMBOL_BITS: u32>(
+        &self,
+        payload: &[u8],
+        mut pos: [usize; 8],
+        end: [usize; 8],
+        layout: Layout,
+        out: &mut [u8],
+    ) -> Result<[usize; 8], CodecError> {
+        for j in 0..layout.per_way {
+            for w in 0..layout.pdw {
+                pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], w * layout.per_way + j, out)?;
+            }
+        }
+        Ok(pos)
+    }
+
+    /// Decodes way `way` alone (symbols `way * per_way ..`) from bits
+    /// `[pos, end)`; returns where its last codeword ends.
+    fn decode_one_way(
         &self,
         payload: &[u8],
         mut pos: usize,
         end: usize,
-        symbols: Range<usize>,
+        way: usize,
+        per_way: usize,
+        out: &mut [u8],
+    ) -> Result<usize, CodecError> {
+        for s in way * per_way..(way + 1) * per_way {
+            pos = match self.symbol_bits {
+                4 => self.decode_symbol::<4>(payload, pos, end, s, out)?,
+                8 => self.decode_symbol::<8>(payload, pos, end, s, out)?,
+                16 => self.decode_symbol::<16>(payload, pos, end, s, out)?,
+                _ => self.decode_symbol::<32>(payload, pos, end, s, out)?,
+            };
+        }
+        Ok(pos)
+    }
+
+    /// Decodes symbol `s` (stream order) from bit `pos`, a codeword that must
+    /// end by `end`; returns the position after it.
+    #[inline(always)]
+    fn decode_symbol<const SYMBOL_BITS: u32>(
+        &self,
+        payload: &[u8],
+        mut pos: usize,
+        end: usize,
+        s: usize,
         out: &mut [u8],
     ) -> Result<usize, CodecError> {
         // Symbol s has word position s % positions; positions is 8, 4 or 1.
-        let position_mask = self.codes.len() - 1;
-        let uses_mfv = uses_mfv(SYMBOL_BITS);
-        for s in symbols {
-            let code = &self.codes[s & position_mask];
-            let window = peek(payload, pos, code.max_len() as u32);
-            let (symbol, len) = code
-                .decode(window)
-                .ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
-            pos = advance(pos, len as usize, end)?;
-            let value = if !uses_mfv {
-                symbol
-            } else if symbol == self.escape {
-                let raw = peek(payload, pos, SYMBOL_BITS);
-                pos = advance(pos, SYMBOL_BITS as usize, end)?;
-                raw
-            } else {
-                *self
-                    .mfv_values
-                    .get(symbol as usize)
-                    .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
-            };
-            store_symbol(out, s, value, SYMBOL_BITS);
-        }
+        let code = &self.codes[s & (self.codes.len() - 1)];
+        let window = peek(payload, pos, code.max_len() as u32);
+        let (symbol, len) =
+            code.decode(window).ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
+        pos = advance(pos, len as usize, end)?;
+        let value = if !uses_mfv(SYMBOL_BITS) {
+            symbol
+        } else if symbol == self.escape {
+            let raw = peek(payload, pos, SYMBOL_BITS);
+            pos = advance(pos, SYMBOL_BITS as usize, end)?;
+            raw
+        } else {
+            *self
+                .mfv_values
+                .get(symbol as usize)
+                .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
+        };
+        store_symbol(out, s, value, SYMBOL_BITS);
         Ok(pos)
     }
 }
@@ -583,12 +618,16 @@ impl E2mc {
         let payload = &compressed.payload;
         // 4-bit symbols are OR-ed into their byte.
         out.fill(0);
+        let (mut first, mut ends) = ([0usize; 8], [0usize; 8]);
         for w in 0..layout.pdw {
-            let last = w + 1 == layout.pdw;
-            let end = if last { data_bits } else { starts[w + 1] };
-            let pos = coder.decode_way(payload, header + starts[w], header + end, layout.way_symbols(w), out)?;
+            first[w] = header + starts[w];
+            ends[w] = header + if w + 1 == layout.pdw { data_bits } else { starts[w + 1] };
+        }
+        // A way's end check, as soon as the way is decoded.
+        let check_way = |w: usize, pos: usize| -> Result<(), CodecError> {
+            let end = ends[w] - header;
             let used = pos - header;
-            if last {
+            if w + 1 == layout.pdw {
                 if used != data_bits {
                     return Err(CodecError::Corrupt(format!("{} unread bits after the last way", data_bits - used)));
                 }
@@ -604,8 +643,21 @@ impl E2mc {
                     return Err(CodecError::Corrupt(format!("non-zero padding after way {w}")));
                 }
             }
+            Ok(())
+        };
+        match coder.decode_ways(payload, first, ends, layout, out) {
+            Ok(positions) => (0..layout.pdw).try_for_each(|w| check_way(w, positions[w])),
+            // A corrupt payload: decode way by way, checking each way's end
+            // before the next, so the error named is the first in stream
+            // order (the lockstep decoder may trip over a later way first).
+            Err(_) => {
+                for w in 0..layout.pdw {
+                    let pos = coder.decode_one_way(payload, first[w], ends[w], w, layout.per_way, out)?;
+                    check_way(w, pos)?;
+                }
+                Err(CodecError::Corrupt("E2MC ways decode one by one but not in lockstep".into()))
+            }
         }
-        Ok(())
     }
 }
 
