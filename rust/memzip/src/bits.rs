@@ -104,11 +104,12 @@ pub(crate) fn load_be(bytes: &[u8], index: usize) -> u64 {
     match bytes.get(index..index + 8) {
         Some(eight) => u64::from_be_bytes(eight.try_into().unwrap_or([0; 8])),
         None => {
-            let mut buf = [0u8; 8];
-            if let Some(rest) = bytes.get(index..) {
-                buf[..rest.len()].copy_from_slice(rest);
+            // Near the end: byte by byte (no variable-length copy).
+            let mut value = 0u64;
+            for k in 0..8 {
+                value = (value << 8) | bytes.get(index + k).copied().unwrap_or(0) as u64;
             }
-            u64::from_be_bytes(buf)
+            value
         }
     }
 }
@@ -124,10 +125,17 @@ pub(crate) fn peek_bits(bytes: &[u8], position: usize, width: u32) -> u64 {
     (load_be(bytes, position / 8) << (position % 8)) >> (64 - width)
 }
 
+/// Bytes of a payload a [`BitReader`] keeps in its own zero-padded copy:
+/// every block payload (at most 128 bytes) fits, so every 8-byte load is in
+/// bounds and takes the fast path.
+const PADDED_BYTES: usize = 128;
+
 /// Reads fields back from a payload of `bit_len` meaningful bits.
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     bytes: &'a [u8],
+    /// A copy of `bytes` followed by zeros, when it fits.
+    padded: Option<[u8; PADDED_BYTES + 8]>,
     bit_len: usize,
     position: usize,
 }
@@ -139,7 +147,21 @@ impl<'a> BitReader<'a> {
         if bit_len > bytes.len() * 8 {
             return Err(CodecError::Truncated { needed_bits: bit_len, available_bits: bytes.len() * 8 });
         }
-        Ok(BitReader { bytes, bit_len, position: 0 })
+        let padded = (bytes.len() <= PADDED_BYTES).then(|| {
+            let mut copy = [0u8; PADDED_BYTES + 8];
+            copy[..bytes.len()].copy_from_slice(bytes);
+            copy
+        });
+        Ok(BitReader { bytes, padded, bit_len, position: 0 })
+    }
+
+    /// The payload, zero-padded when it is short enough to copy.
+    #[inline(always)]
+    fn source(&self) -> &[u8] {
+        match &self.padded {
+            Some(copy) => copy,
+            None => self.bytes,
+        }
     }
 
     pub fn position(&self) -> usize {
@@ -159,11 +181,12 @@ impl<'a> BitReader<'a> {
                 available_bits: self.bit_len,
             });
         }
+        let source = self.source();
         let value = if width <= 57 {
-            peek_bits(self.bytes, self.position, width)
+            peek_bits(source, self.position, width)
         } else {
-            let high = peek_bits(self.bytes, self.position, width - 32);
-            (high << 32) | peek_bits(self.bytes, self.position + (width - 32) as usize, 32)
+            let high = peek_bits(source, self.position, width - 32);
+            (high << 32) | peek_bits(source, self.position + (width - 32) as usize, 32)
         };
         self.position += width as usize;
         Ok(value)

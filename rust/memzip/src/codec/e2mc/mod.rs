@@ -615,7 +615,15 @@ impl E2mc {
                 )));
             }
         }
-        let payload = &compressed.payload;
+        // A zero-padded copy, so every peek near the end is an in-bounds load.
+        let mut padded = [0u8; 136];
+        let payload: &[u8] = match padded.get_mut(..compressed.payload.len()) {
+            Some(copy) => {
+                copy.copy_from_slice(&compressed.payload);
+                &padded
+            }
+            None => &compressed.payload,
+        };
         // 4-bit symbols are OR-ed into their byte.
         out.fill(0);
         let (mut first, mut ends) = ([0usize; 8], [0usize; 8]);
