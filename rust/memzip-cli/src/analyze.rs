@@ -34,7 +34,7 @@ use std::thread;
 use memzip::codec::e2mc::CodeTable;
 use memzip::codec::registry::{build, CodecSpec};
 use memzip::trace::{AccessKind, TraceReader};
-use memzip::{Codec, CompressedBlock, Geometry};
+use memzip::{BlockSize, Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -233,13 +233,13 @@ struct Tally {
 }
 
 impl Tally {
-    fn record(&mut self, block: &CompressedBlock) {
+    fn record(&mut self, block: BlockSize, geometry: Geometry) {
         self.blocks += 1;
         self.compressed_blocks += block.is_compressed() as u64;
         self.compressed_bits += block.compressed_bits as u64;
-        self.mag_bytes += block.mag_bytes as u64;
+        self.mag_bytes += geometry.mag_rounded_bytes(block.compressed_bits) as u64;
         bump(&mut self.by_encoding, block.encoding as usize);
-        bump(&mut self.by_bursts, block.burst_count);
+        bump(&mut self.by_bursts, geometry.burst_count(block.compressed_bits));
     }
 }
 
@@ -264,6 +264,11 @@ struct CodecRun {
     offline_table: bool,
     verify: bool,
     tally: Tally,
+    geometry: Geometry,
+    /// The last block compressed with `verify`, reused (no allocation per block).
+    compressed: CompressedBlock,
+    /// Its decoded bytes, reused.
+    decoded: Vec<u8>,
 }
 
 impl CodecRun {
@@ -288,6 +293,9 @@ impl CodecRun {
             offline_table,
             verify: options.verify,
             tally: Tally::default(),
+            geometry,
+            compressed: CompressedBlock::default(),
+            decoded: Vec::new(),
         })
     }
 
@@ -299,24 +307,28 @@ impl CodecRun {
                     .map_err(|e| format!("codec {}: end of sampling after {index} blocks failed: {e}", self.spec))?;
                 self.sampling_ended_after = Some(index);
             }
-            let compressed = self
-                .codec
-                .compress(block)
-                .map_err(|e| format!("codec {} failed on analysed block {index}: {e}", self.spec))?;
-            if self.verify {
-                self.check_round_trip(index, block, &compressed)?;
-            }
-            self.tally.record(&compressed);
+            let failed = |e| format!("codec {} failed on analysed block {index}: {e}", self.spec);
+            // Without --verify only sizes are needed: the size-only path
+            // (equal to compress() on every block, tests/size_only.rs).
+            let size = if self.verify {
+                self.codec.compress_into(block, &mut self.compressed).map_err(failed)?;
+                self.check_round_trip(index, block)?;
+                self.compressed.size()
+            } else {
+                self.codec.compressed_size(block).map_err(failed)?
+            };
+            self.tally.record(size, self.geometry);
         }
         Ok(())
     }
 
-    fn check_round_trip(&mut self, index: u64, block: &[u8], compressed: &CompressedBlock) -> Result<(), String> {
-        let decoded = self
-            .codec
-            .decompress(compressed)
+    /// Decodes the block just compressed into `self.compressed` and compares.
+    fn check_round_trip(&mut self, index: u64, block: &[u8]) -> Result<(), String> {
+        self.decoded.resize(block.len(), 0);
+        self.codec
+            .decompress_into(&self.compressed, &mut self.decoded)
             .map_err(|e| format!("codec {}: analysed block {index} does not decompress: {e}", self.spec))?;
-        if decoded != block {
+        if self.decoded != block {
             return Err(format!("codec {}: analysed block {index} decompresses to different bytes", self.spec));
         }
         self.tally.verified += 1;

@@ -294,10 +294,15 @@ type SharedCodec = Arc<Mutex<Box<dyn Codec>>>;
 pub struct Compressor {
     codec: SharedCodec,
     block_bytes: usize,
+    /// Reused output block: the codec compresses without allocating; only
+    /// the payload handed to C++ is copied out.
+    scratch: CompressedBlock,
 }
 
 pub struct Decompressor {
     codec: SharedCodec,
+    /// Reused input block the C++ payload is copied into.
+    scratch: Mutex<CompressedBlock>,
 }
 
 fn lock(codec: &SharedCodec) -> std::sync::MutexGuard<'_, Box<dyn Codec>> {
@@ -311,7 +316,7 @@ fn new_compressor(options: &Options) -> Result<Box<Compressor>, String> {
         let (spec, _) = controller_parts(options)?;
         let codec = registry::build(&spec).map_err(|e| options::flag_error(&e))?;
         let block_bytes = codec.geometry().block_bytes();
-        Ok(Box::new(Compressor { codec: Arc::new(Mutex::new(codec)), block_bytes }))
+        Ok(Box::new(Compressor { codec: Arc::new(Mutex::new(codec)), block_bytes, scratch: CompressedBlock::default() }))
     })
 }
 
@@ -322,14 +327,15 @@ impl Compressor {
                 return Err(format!("compress: block has {} bytes, expected {}", data.len(), self.block_bytes));
             }
             let mut codec = lock(&self.codec);
-            let block = codec.compress(data).map_err(|e| e.to_string())?;
-            let compress_cycles = codec.compress_cycles(&block);
+            let block = &mut self.scratch;
+            codec.compress_into(data, block).map_err(|e| e.to_string())?;
+            let compress_cycles = codec.compress_cycles(block);
             Ok(Compressed {
                 encoding: block.encoding,
                 compressed_bits: to_u32(block.compressed_bits),
                 mag_bytes: to_u32(block.mag_bytes),
                 burst_count: to_u32(block.burst_count),
-                payload: block.payload,
+                payload: block.payload.clone(),
                 compress_cycles,
             })
         })
@@ -340,7 +346,7 @@ impl Compressor {
     }
 
     fn decompressor(&self) -> Box<Decompressor> {
-        Box::new(Decompressor { codec: Arc::clone(&self.codec) })
+        Box::new(Decompressor { codec: Arc::clone(&self.codec), scratch: Mutex::new(CompressedBlock::default()) })
     }
 }
 
@@ -349,14 +355,16 @@ impl Decompressor {
         guard("decompress", || {
             let codec = lock(&self.codec);
             let geometry = codec.geometry();
-            let compressed = CompressedBlock {
-                encoding: block.encoding,
-                payload: block.payload.clone(),
-                compressed_bits: block.compressed_bits as usize,
-                mag_bytes: geometry.mag_rounded_bytes(block.compressed_bits as usize),
-                burst_count: geometry.burst_count(block.compressed_bits as usize),
-            };
-            codec.decompress(&compressed).map_err(|e| e.to_string())
+            let mut compressed = self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            compressed.encoding = block.encoding;
+            compressed.payload.clear();
+            compressed.payload.extend_from_slice(&block.payload);
+            compressed.compressed_bits = block.compressed_bits as usize;
+            compressed.mag_bytes = geometry.mag_rounded_bytes(block.compressed_bits as usize);
+            compressed.burst_count = geometry.burst_count(block.compressed_bits as usize);
+            let mut out = vec![0; geometry.block_bytes()];
+            codec.decompress_into(&compressed, &mut out).map_err(|e| e.to_string())?;
+            Ok(out)
         })
     }
 

@@ -1,63 +1,65 @@
-//! Compress and decompress throughput (MB/s of uncompressed block data) of
-//! every registered codec on one fixed, deterministic mix of blocks.
+//! Throughput (MB/s of uncompressed block data, decimal) of every registered
+//! codec: compress, decompress, and both in turn on every block (the figure
+//! issue 12's targets are stated in), on the deterministic synthetic mix of
+//! `tests/common/mix.rs` at 128 B blocks and a 32 B MAG, then on the written
+//! blocks of the real DRAM traces in `benchmarks/traces/` when there are any.
 //!
 //!     cargo bench -p memzip --bench codecs
+//!
+//! E2MC codecs first see the blocks once (online sampling), then build their
+//! table and are timed coding with it.
+
+#[path = "../tests/common/mix.rs"]
+mod mix;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use memzip::codec::registry::{build_str, codec_names};
-use memzip::Geometry;
+use memzip::trace::{AccessKind, TraceReader};
+use memzip::{CompressedBlock, Geometry};
+use std::path::Path;
+use std::time::Duration;
 
-const BLOCKS: usize = 1024;
+const BLOCKS: usize = 2048;
 
-/// splitmix64: a fixed stream, so every run benchmarks the same bytes.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A mix of what GPU memory holds: zeros, small ints, pointers, floats, noise.
-fn block_mix(block_bytes: usize) -> Vec<Vec<u8>> {
-    let mut state = 42;
-    (0..BLOCKS)
-        .map(|i| {
-            let base = next(&mut state);
-            let words = block_bytes / 4;
-            let word = |j: usize, s: &mut u64| -> u32 {
-                match i % 5 {
-                    0 => 0,
-                    1 => (next(s) % 200) as u32,
-                    2 => (base as u32 & 0xffff_f000).wrapping_add(j as u32 * 8),
-                    3 => (100.0f32 + (next(s) % 1000) as f32 / 8.0).to_bits(),
-                    _ => next(s) as u32,
-                }
-            };
-            (0..words).flat_map(|j| word(j, &mut state).to_le_bytes()).collect()
-        })
-        .collect()
-}
-
-fn bench_codecs(c: &mut Criterion) {
+/// Times every registered codec on `blocks` (128 B, 32 B MAG): the
+/// allocation-free calls the memory controller, the FFI and `analyze` make.
+fn bench_blocks(c: &mut Criterion, set: &str, blocks: &[Vec<u8>]) {
     let geometry = Geometry::default();
-    let blocks = block_mix(geometry.block_bytes());
     let total_bytes = (blocks.len() * geometry.block_bytes()) as u64;
     for name in codec_names() {
         let mut codec = build_str(name, geometry).expect("registered codec builds");
         // Codecs that learn (E2MC) see the blocks once, then build their tables.
-        for block in &blocks {
+        for block in blocks {
             codec.compress(block).expect("compress");
         }
         codec.end_sampling().expect("end sampling");
         let compressed: Vec<_> = blocks.iter().map(|b| codec.compress(b).expect("compress")).collect();
+        let mut out = CompressedBlock::default();
+        let mut decoded = vec![0u8; geometry.block_bytes()];
 
-        let mut group = c.benchmark_group(name);
-        group.throughput(Throughput::Bytes(total_bytes));
+        let mut group = c.benchmark_group(format!("{set}/{name}"));
+        group.throughput(Throughput::BytesDecimal(total_bytes));
+        group.bench_function("compress+decompress", |b| {
+            b.iter(|| {
+                for block in blocks {
+                    codec.compress_into(black_box(block), &mut out).expect("compress");
+                    codec.decompress_into(&out, &mut decoded).expect("decompress");
+                    black_box(&decoded);
+                }
+            })
+        });
         group.bench_function("compress", |b| {
             b.iter(|| {
-                for block in &blocks {
-                    black_box(codec.compress(black_box(block)).expect("compress"));
+                for block in blocks {
+                    codec.compress_into(black_box(block), &mut out).expect("compress");
+                    black_box(&out);
+                }
+            })
+        });
+        group.bench_function("size_only", |b| {
+            b.iter(|| {
+                for block in blocks {
+                    black_box(codec.compressed_size(black_box(block)).expect("size"));
                 }
             })
         });
@@ -65,7 +67,8 @@ fn bench_codecs(c: &mut Criterion) {
         group.bench_function("decompress", |b| {
             b.iter(|| {
                 for block in &compressed {
-                    black_box(codec.decompress(black_box(block)).expect("decompress"));
+                    codec.decompress_into(black_box(block), &mut decoded).expect("decompress");
+                    black_box(&decoded);
                 }
             })
         });
@@ -73,5 +76,46 @@ fn bench_codecs(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_codecs);
+/// The written and copied 128 B blocks of every trace committed under
+/// `benchmarks/traces/` (real DRAM blocks), if any.
+fn trace_blocks() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/traces");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "mzt" || e == "zst"));
+    paths.sort();
+    let mut blocks = Vec::new();
+    for path in paths {
+        let file = std::fs::File::open(&path).expect("open trace");
+        let reader = TraceReader::new(file).expect("trace header");
+        if reader.block_bytes() != Geometry::default().block_bytes() {
+            continue;
+        }
+        for record in reader {
+            let record = record.expect("trace record");
+            if record.kind != AccessKind::Read {
+                blocks.push(record.data);
+            }
+        }
+    }
+    blocks
+}
+
+fn bench_codecs(c: &mut Criterion) {
+    let blocks = mix::block_mix(Geometry::default().block_bytes(), BLOCKS, 42);
+    bench_blocks(c, "mix", &blocks);
+    let real = trace_blocks();
+    if real.is_empty() {
+        println!("SKIP real-trace benchmark: no 128 B trace (.mzt, .zst) in benchmarks/traces/");
+    } else {
+        bench_blocks(c, "trace", &real);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = bench_codecs
+}
 criterion_main!(benches);

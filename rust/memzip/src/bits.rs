@@ -7,10 +7,24 @@
 use crate::error::CodecError;
 
 /// Appends fields of up to 64 bits, most significant bit first.
-#[derive(Debug, Default, Clone)]
+///
+/// Fields collect in a 64-bit accumulator that is stored eight bytes at a
+/// time (word-at-a-time, issue 12); the bytes are exactly those a bit-at-a-time
+/// writer produces: `ceil(bits / 8)` of them, unused low bits of the last
+/// one zero.
+#[derive(Debug, Clone)]
 pub struct BitWriter {
     bytes: Vec<u8>,
-    bit_len: usize,
+    /// Pending bits, left-aligned: the next field goes just below them.
+    acc: u64,
+    /// Free low bits of `acc` (64 = empty, never 0 between calls).
+    free: u32,
+}
+
+impl Default for BitWriter {
+    fn default() -> Self {
+        Self::reusing(Vec::new())
+    }
 }
 
 impl BitWriter {
@@ -19,37 +33,45 @@ impl BitWriter {
     }
 
     pub fn with_capacity_bits(bits: usize) -> Self {
-        BitWriter { bytes: Vec::with_capacity(bits.div_ceil(8)), bit_len: 0 }
+        Self::reusing(Vec::with_capacity(bits.div_ceil(8) + 8))
+    }
+
+    /// A writer that appends to `buffer` after clearing it, so a caller that
+    /// hands back the previous payload compresses without allocating.
+    pub fn reusing(mut buffer: Vec<u8>) -> Self {
+        buffer.clear();
+        BitWriter { bytes: buffer, acc: 0, free: 64 }
     }
 
     /// Bits written so far.
+    #[inline]
     pub fn bit_len(&self) -> usize {
-        self.bit_len
+        self.bytes.len() * 8 + (64 - self.free) as usize
     }
 
     /// Writes the low `width` bits of `value` (width 0..=64).
+    #[inline]
     pub fn write(&mut self, value: u64, width: u32) {
         debug_assert!(width <= 64);
         if width == 0 {
             return;
         }
         let value = if width == 64 { value } else { value & ((1u64 << width) - 1) };
-        let mut remaining = width;
-        while remaining > 0 {
-            let used = (self.bit_len % 8) as u32;
-            if used == 0 {
-                self.bytes.push(0);
-            }
-            let free = 8 - used;
-            let take = free.min(remaining);
-            let chunk = ((value >> (remaining - take)) & ((1u64 << take) - 1)) as u8;
-            let last = self.bytes.len() - 1;
-            self.bytes[last] |= chunk << (free - take);
-            remaining -= take;
-            self.bit_len += take as usize;
+        if width < self.free {
+            self.free -= width;
+            self.acc |= value << self.free;
+        } else {
+            // The field fills the accumulator: its top `free` bits complete
+            // the word, the remaining `spill` (< 64) bits start the next one.
+            let spill = width - self.free;
+            self.acc |= if spill == 0 { value } else { value >> spill };
+            self.bytes.extend_from_slice(&self.acc.to_be_bytes());
+            self.free = 64 - spill;
+            self.acc = if spill == 0 { 0 } else { value << self.free };
         }
     }
 
+    #[inline]
     pub fn write_bool(&mut self, bit: bool) {
         self.write(bit as u64, 1);
     }
@@ -62,20 +84,58 @@ impl BitWriter {
 
     /// Pads with zero bits up to the next byte boundary.
     pub fn align_to_byte(&mut self) {
-        let pad = (8 - self.bit_len % 8) % 8;
+        let pad = (8 - self.bit_len() % 8) % 8;
         self.write(0, pad as u32);
     }
 
     /// The bytes and the exact number of meaningful bits.
-    pub fn finish(self) -> (Vec<u8>, usize) {
-        (self.bytes, self.bit_len)
+    pub fn finish(mut self) -> (Vec<u8>, usize) {
+        let bit_len = self.bit_len();
+        let pending = (64 - self.free).div_ceil(8) as usize;
+        self.bytes.extend_from_slice(&self.acc.to_be_bytes()[..pending]);
+        (self.bytes, bit_len)
     }
 }
+
+/// The 64 bits of `bytes` starting at byte `index`, MSB first; bytes past
+/// the end read as zero.
+#[inline]
+pub(crate) fn load_be(bytes: &[u8], index: usize) -> u64 {
+    match bytes.get(index..index + 8) {
+        Some(eight) => u64::from_be_bytes(eight.try_into().unwrap_or([0; 8])),
+        None => {
+            // Near the end: byte by byte (no variable-length copy).
+            let mut value = 0u64;
+            for k in 0..8 {
+                value = (value << 8) | bytes.get(index + k).copied().unwrap_or(0) as u64;
+            }
+            value
+        }
+    }
+}
+
+/// The next `width` (0..=57) bits at bit `position` of `bytes`, MSB first;
+/// bits past the end read as zero (callers check their own bounds).
+#[inline]
+pub(crate) fn peek_bits(bytes: &[u8], position: usize, width: u32) -> u64 {
+    debug_assert!(width <= 57);
+    if width == 0 {
+        return 0;
+    }
+    (load_be(bytes, position / 8) << (position % 8)) >> (64 - width)
+}
+
+/// Bytes of a payload a [`BitReader`] keeps in its own zero-padded copy:
+/// every block payload (at most 128 bytes) fits, so every 8-byte load is in
+/// bounds and takes the fast path.
+const PADDED_BYTES: usize = 128;
 
 /// Reads fields back from a payload of `bit_len` meaningful bits.
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     bytes: &'a [u8],
+    /// A copy of `bytes` followed by zeros, when it fits.
+    padded: Option<[u8; PADDED_BYTES + 8]>,
     bit_len: usize,
     position: usize,
 }
@@ -87,7 +147,21 @@ impl<'a> BitReader<'a> {
         if bit_len > bytes.len() * 8 {
             return Err(CodecError::Truncated { needed_bits: bit_len, available_bits: bytes.len() * 8 });
         }
-        Ok(BitReader { bytes, bit_len, position: 0 })
+        let padded = (bytes.len() <= PADDED_BYTES).then(|| {
+            let mut copy = [0u8; PADDED_BYTES + 8];
+            copy[..bytes.len()].copy_from_slice(bytes);
+            copy
+        });
+        Ok(BitReader { bytes, padded, bit_len, position: 0 })
+    }
+
+    /// The payload, zero-padded when it is short enough to copy.
+    #[inline(always)]
+    fn source(&self) -> &[u8] {
+        match &self.padded {
+            Some(copy) => copy,
+            None => self.bytes,
+        }
     }
 
     pub fn position(&self) -> usize {
@@ -99,6 +173,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `width` bits (0..=64) as an unsigned value.
+    #[inline]
     pub fn read(&mut self, width: u32) -> Result<u64, CodecError> {
         if width as usize > self.remaining() {
             return Err(CodecError::Truncated {
@@ -106,21 +181,18 @@ impl<'a> BitReader<'a> {
                 available_bits: self.bit_len,
             });
         }
-        let mut value = 0u64;
-        let mut remaining = width;
-        while remaining > 0 {
-            let byte = self.bytes[self.position / 8];
-            let used = (self.position % 8) as u32;
-            let avail = 8 - used;
-            let take = avail.min(remaining);
-            let chunk = (byte >> (avail - take)) & (((1u16 << take) - 1) as u8);
-            value = (value << take) | chunk as u64;
-            remaining -= take;
-            self.position += take as usize;
-        }
+        let source = self.source();
+        let value = if width <= 57 {
+            peek_bits(source, self.position, width)
+        } else {
+            let high = peek_bits(source, self.position, width - 32);
+            (high << 32) | peek_bits(source, self.position + (width - 32) as usize, 32)
+        };
+        self.position += width as usize;
         Ok(value)
     }
 
+    #[inline]
     pub fn read_bool(&mut self) -> Result<bool, CodecError> {
         Ok(self.read(1)? == 1)
     }
@@ -200,7 +272,28 @@ mod tests {
         assert!(!fits_signed(-33, 6));
     }
 
+    /// The bit-at-a-time writer the word-at-a-time one replaced: the
+    /// reference for the byte layout.
+    fn reference_bytes(fields: &[(u64, u32)]) -> Vec<u8> {
+        let mut bits = Vec::new();
+        for &(v, width) in fields {
+            bits.extend((0..width).rev().map(|i| (v >> i) & 1 == 1));
+        }
+        bits.chunks(8).map(|c| c.iter().enumerate().fold(0u8, |acc, (i, &b)| acc | ((b as u8) << (7 - i)))).collect()
+    }
+
     proptest! {
+        #[test]
+        fn bytes_equal_the_bit_at_a_time_layout(fields in prop::collection::vec((any::<u64>(), 0u32..=64), 0..40)) {
+            let mut w = BitWriter::reusing(vec![1, 2, 3]);
+            for &(v, width) in &fields {
+                w.write(v, width);
+            }
+            let (bytes, bits) = w.finish();
+            prop_assert_eq!(bytes.len(), bits.div_ceil(8));
+            prop_assert_eq!(bytes, reference_bytes(&fields));
+        }
+
         #[test]
         fn fields_round_trip(fields in prop::collection::vec((any::<u64>(), 0u32..=64), 0..40)) {
             let mut w = BitWriter::new();

@@ -15,6 +15,6 @@ pub mod geometry;
 pub mod mc;
 pub mod trace;
 
-pub use codec::{Codec, CompressedBlock, EncodingId, Latency};
+pub use codec::{BlockSize, Codec, CompressedBlock, EncodingId, Latency};
 pub use error::{CodecError, ConfigError};
 pub use geometry::Geometry;

@@ -18,7 +18,12 @@
 //! - the block's encoding names the candidate and that candidate's own
 //!   encoding, so decoding never depends on the selector's state.
 
-use super::{check_block_size, decode_uncompressed, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
+use std::cell::RefCell;
+
+use super::{
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -56,6 +61,10 @@ pub struct Adaptive {
     last_compress_cycles: u32,
     /// Running phases decided so far per option (index 0 = uncompressed).
     phase_choices: Vec<u64>,
+    /// A candidate's output while sampling, reused.
+    trial: CompressedBlock,
+    /// A block with the candidate's own encoding id, reused by `decompress_into`.
+    untagged: RefCell<CompressedBlock>,
 }
 
 impl Adaptive {
@@ -90,6 +99,8 @@ impl Adaptive {
             choice: Choice::Uncompressed,
             last_compress_cycles: 0,
             phase_choices: vec![0; options],
+            trial: CompressedBlock::default(),
+            untagged: RefCell::new(CompressedBlock::default()),
         })
     }
 
@@ -126,30 +137,72 @@ impl Adaptive {
         compressed_bits as u64 + self.lambda as u64 * latency_cycles as u64
     }
 
+    /// The penalty of storing a block with a candidate's result.
+    fn candidate_penalty(&self, index: usize, size: BlockSize) -> u64 {
+        let latency = self.candidates[index].latency();
+        if size.is_compressed() {
+            self.penalty(size.compressed_bits, latency.compress_cycles + latency.decompress_cycles)
+        } else {
+            // Stored raw: the compression was spent, decompression is bypassed.
+            self.penalty(size.compressed_bits, latency.compress_cycles)
+        }
+    }
+
     /// Compresses a sample with every candidate, records the penalties and
-    /// returns the block stored with the sample's winner.
-    fn sample(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+    /// stores the block in `out` with the sample's winner (untagged; the
+    /// winner's index is returned, `None` for raw).
+    fn sample_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<Option<usize>, CodecError> {
         let mut penalties = vec![self.penalty(self.geometry.block_bits(), 0)];
-        let mut best = (penalties[0], CompressedBlock::uncompressed(block, self.geometry), None);
+        let mut best = (penalties[0], None);
         let mut slowest = 0;
+        let mut trial = std::mem::take(&mut self.trial);
         for index in 0..self.candidates.len() {
-            let compressed = self.candidates[index].compress(block)?;
-            slowest = slowest.max(self.candidates[index].compress_cycles(&compressed));
-            let latency = self.candidates[index].latency();
-            let penalty = if compressed.is_compressed() {
-                self.penalty(compressed.compressed_bits, latency.compress_cycles + latency.decompress_cycles)
-            } else {
-                // Stored raw: the compression was spent, decompression is bypassed.
-                self.penalty(compressed.compressed_bits, latency.compress_cycles)
-            };
+            self.candidates[index].compress_into(block, &mut trial)?;
+            slowest = slowest.max(self.candidates[index].compress_cycles(&trial));
+            let penalty = self.candidate_penalty(index, trial.size());
             penalties.push(penalty);
             if penalty < best.0 {
-                best = (penalty, compressed, Some(index));
+                best = (penalty, Some(index));
+                // Keep the winner so far in `out`, its buffer goes back to `trial`.
+                std::mem::swap(out, &mut trial);
+            }
+        }
+        self.trial = trial;
+        if best.1.is_none() {
+            out.set_uncompressed(block, self.geometry);
+        }
+        self.sample_penalties.push(penalties);
+        self.last_compress_cycles = slowest;
+        Ok(best.1)
+    }
+
+    /// [`Adaptive::sample_into`] with sizes only: the same penalties, votes
+    /// and cycles; returns the winner's tagged size.
+    fn sample_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        let raw = BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() };
+        let mut penalties = vec![self.penalty(raw.compressed_bits, 0)];
+        let mut best = (penalties[0], raw, None);
+        let mut slowest = 0;
+        for index in 0..self.candidates.len() {
+            let size = self.candidates[index].compressed_size(block)?;
+            // compress_cycles looks at the result's encoding and sizes only.
+            let sized = CompressedBlock {
+                encoding: size.encoding,
+                payload: Vec::new(),
+                compressed_bits: size.compressed_bits,
+                mag_bytes: self.geometry.mag_rounded_bytes(size.compressed_bits),
+                burst_count: self.geometry.burst_count(size.compressed_bits),
+            };
+            slowest = slowest.max(self.candidates[index].compress_cycles(&sized));
+            let penalty = self.candidate_penalty(index, size);
+            penalties.push(penalty);
+            if penalty < best.0 {
+                best = (penalty, size, Some(index));
             }
         }
         self.sample_penalties.push(penalties);
         self.last_compress_cycles = slowest;
-        Ok(self.tag(best.1, best.2))
+        Ok(self.tag_size(best.1, best.2))
     }
 
     /// Picks the running-phase option from the samples (vote, else lowest total).
@@ -180,14 +233,23 @@ impl Adaptive {
     }
 
     /// Maps a candidate's encoding to the global encoding id.
-    fn tag(&self, mut compressed: CompressedBlock, candidate: Option<usize>) -> CompressedBlock {
-        compressed.encoding = match candidate {
-            Some(index) if compressed.is_compressed() => {
-                (self.encoding_offsets[index] + compressed.encoding as usize - 1) as EncodingId
-            }
+    fn tag_size(&self, size: BlockSize, candidate: Option<usize>) -> BlockSize {
+        let encoding = match candidate {
+            Some(index) if size.is_compressed() => (self.encoding_offsets[index] + size.encoding as usize - 1) as EncodingId,
             _ => UNCOMPRESSED,
         };
-        compressed
+        BlockSize { encoding, ..size }
+    }
+
+    /// Counts a block of the period and runs the vote after the last sample.
+    fn advance(&mut self) {
+        self.position += 1;
+        if self.position == self.sample_blocks {
+            self.decide();
+        }
+        if self.position == self.period_blocks {
+            self.position = 0;
+        }
     }
 
     /// The candidate and its own encoding id for a global encoding id.
@@ -212,41 +274,87 @@ impl Codec for Adaptive {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        compress_via_into(self, block)
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        let in_sampling = self.position < self.sample_blocks;
-        let compressed = if in_sampling {
-            self.sample(block)?
+        let candidate = if self.position < self.sample_blocks {
+            self.sample_into(block, out)?
         } else {
             match self.choice {
                 Choice::Uncompressed => {
                     self.last_compress_cycles = 0;
-                    CompressedBlock::uncompressed(block, self.geometry)
+                    out.set_uncompressed(block, self.geometry);
+                    None
                 }
                 Choice::Candidate(index) => {
-                    let compressed = self.candidates[index].compress(block)?;
-                    self.last_compress_cycles = self.candidates[index].compress_cycles(&compressed);
-                    self.tag(compressed, Some(index))
+                    self.candidates[index].compress_into(block, out)?;
+                    self.last_compress_cycles = self.candidates[index].compress_cycles(out);
+                    Some(index)
                 }
             }
         };
-        self.position += 1;
-        if self.position == self.sample_blocks {
-            self.decide();
-        }
-        if self.position == self.period_blocks {
-            self.position = 0;
-        }
-        Ok(compressed)
+        out.encoding = self.tag_size(out.size(), candidate).encoding;
+        self.advance();
+        Ok(())
     }
 
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        let size = if self.position < self.sample_blocks {
+            self.sample_size(block)?
+        } else {
+            match self.choice {
+                Choice::Uncompressed => {
+                    self.last_compress_cycles = 0;
+                    BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
+                }
+                Choice::Candidate(index) => {
+                    let size = self.candidates[index].compressed_size(block)?;
+                    let sized = CompressedBlock {
+                        encoding: size.encoding,
+                        payload: Vec::new(),
+                        compressed_bits: size.compressed_bits,
+                        mag_bytes: self.geometry.mag_rounded_bytes(size.compressed_bits),
+                        burst_count: self.geometry.burst_count(size.compressed_bits),
+                    };
+                    self.last_compress_cycles = self.candidates[index].compress_cycles(&sized);
+                    self.tag_size(size, Some(index))
+                }
+            }
+        };
+        self.advance();
+        Ok(size)
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         if compressed.encoding == UNCOMPRESSED {
-            return decode_uncompressed(compressed, self.geometry);
+            return decode_uncompressed_into(compressed, self.geometry, out);
         }
         let (index, local) = self.untag(compressed.encoding).ok_or(CodecError::UnknownEncoding(compressed.encoding))?;
-        let mut inner = compressed.clone();
-        inner.encoding = local;
-        self.candidates[index].decompress(&inner)
+        // The candidate reads its own encoding id: hand it a copy with that
+        // id, in a reused buffer so decoding does not allocate.
+        match self.untagged.try_borrow_mut() {
+            Ok(mut inner) => {
+                inner.payload.clear();
+                inner.payload.extend_from_slice(&compressed.payload);
+                inner.encoding = local;
+                inner.compressed_bits = compressed.compressed_bits;
+                inner.mag_bytes = compressed.mag_bytes;
+                inner.burst_count = compressed.burst_count;
+                self.candidates[index].decompress_into(&inner, out)
+            }
+            Err(_) => {
+                let mut inner = compressed.clone();
+                inner.encoding = local;
+                self.candidates[index].decompress_into(&inner, out)
+            }
+        }
     }
 
     /// The slowest candidate: the bound a sampling phase costs.
@@ -285,6 +393,7 @@ impl Codec for Adaptive {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::decode_uncompressed;
     use crate::bits::BitWriter;
     use crate::codec::none::NoCompression;
     use crate::codec::test_support::{assert_round_trips, structured_block};

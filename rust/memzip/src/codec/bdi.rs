@@ -51,7 +51,10 @@
 //!   the 72 and 74 B encodings, and with a 32 B block in one 32 B burst it
 //!   rejects everything.
 
-use super::{check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
+use super::{
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, words, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+};
 use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
@@ -91,59 +94,120 @@ impl BaseDelta {
         self.header_bits(block_bytes) + self.value_count(block_bytes) * self.delta_bits as usize
     }
 
-    /// Runs the compressor unit: the zero-base sign-extension check first,
-    /// then the first value that fails it becomes the explicit base and the
-    /// remaining failures are checked against that base (paper 002 Sec. IV-E).
-    /// `None` if some value fits neither base.
-    pub fn encode(&self, block: &[u8]) -> Option<BitWriter> {
-        let word_bits = self.word_bits();
-        let count = self.value_count(block.len());
+    /// Runs the compressor unit's fit check: the zero-base sign-extension
+    /// check first, then the first value that fails it becomes the explicit
+    /// base and the remaining failures are checked against that base (paper
+    /// 002 Sec. IV-E). Returns the explicit base (0 when no value needs one),
+    /// or `None` if some value fits neither base. Nothing is encoded here:
+    /// the codecs size every candidate first and encode only the winner.
+    #[inline]
+    pub fn fit(&self, block: &[u8]) -> Option<u64> {
+        match self.base_bytes {
+            8 => self.fit_words::<8>(block),
+            4 => self.fit_words::<4>(block),
+            2 => self.fit_words::<2>(block),
+            _ => self.fit_words::<1>(block),
+        }
+    }
+
+    #[inline(always)]
+    fn fit_words<const B: usize>(&self, block: &[u8]) -> Option<u64> {
+        let word_bits = (B * 8) as u32;
         let mut base: Option<u64> = None;
-        let mut uses_base = Vec::with_capacity(count);
-        let mut deltas = Vec::with_capacity(count);
-        for value in words(block, self.base_bytes) {
-            let from_zero = sign_extend(value, word_bits);
-            if fits_signed(from_zero, self.delta_bits) {
-                uses_base.push(false);
-                deltas.push(from_zero as u64);
+        for chunk in block.chunks_exact(B) {
+            let value = le_word::<B>(chunk);
+            if fits_signed(sign_extend(value, word_bits), self.delta_bits) {
                 continue;
             }
             let base_value = *base.get_or_insert(value);
-            let from_base = sign_extend(value.wrapping_sub(base_value), word_bits);
-            if !fits_signed(from_base, self.delta_bits) {
+            if !fits_signed(sign_extend(value.wrapping_sub(base_value), word_bits), self.delta_bits) {
                 return None;
             }
-            uses_base.push(true);
-            deltas.push(from_base as u64);
         }
-        let mut writer = BitWriter::with_capacity_bits(self.compressed_bits(block.len()));
-        writer.write(base.unwrap_or(0), word_bits);
-        for &bit in &uses_base {
-            writer.write_bool(bit);
+        Some(base.unwrap_or(0))
+    }
+
+    /// Writes base, bitmask and deltas for a block that [`BaseDelta::fit`]
+    /// accepted with `base`: the bitmask bit is set for values that fail the
+    /// zero-base check, exactly the values the fit check sent to the base.
+    pub fn encode_into(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
+        match self.base_bytes {
+            8 => self.encode_words::<8>(block, base, writer),
+            4 => self.encode_words::<4>(block, base, writer),
+            2 => self.encode_words::<2>(block, base, writer),
+            _ => self.encode_words::<1>(block, base, writer),
         }
-        for &delta in &deltas {
+    }
+
+    #[inline(always)]
+    fn encode_words<const B: usize>(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
+        let word_bits = (B * 8) as u32;
+        writer.write(base, word_bits);
+        // Bitmask first (one bit per value, MSB first), in 64-bit pieces.
+        let mut mask = 0u64;
+        let mut mask_bits = 0;
+        for chunk in block.chunks_exact(B) {
+            let uses_base = !fits_signed(sign_extend(le_word::<B>(chunk), word_bits), self.delta_bits);
+            mask = (mask << 1) | uses_base as u64;
+            mask_bits += 1;
+            if mask_bits == 64 {
+                writer.write(mask, 64);
+                (mask, mask_bits) = (0, 0);
+            }
+        }
+        writer.write(mask, mask_bits);
+        for chunk in block.chunks_exact(B) {
+            let value = le_word::<B>(chunk);
+            let from_zero = sign_extend(value, word_bits);
+            let delta = if fits_signed(from_zero, self.delta_bits) {
+                from_zero as u64
+            } else {
+                sign_extend(value.wrapping_sub(base), word_bits) as u64
+            };
             writer.write(delta, self.delta_bits);
         }
+    }
+
+    /// The whole compressor unit: fit check, then the bitstream.
+    #[cfg(test)]
+    pub fn encode(&self, block: &[u8]) -> Option<BitWriter> {
+        let base = self.fit(block)?;
+        let mut writer = BitWriter::with_capacity_bits(self.compressed_bits(block.len()));
+        self.encode_into(block, base, &mut writer);
         Some(writer)
     }
 
     /// Reads base, bitmask and deltas back and adds each delta to its base
-    /// (paper 002 Fig. 10). Any bit pattern of the right length decodes.
-    pub fn decode(&self, reader: &mut BitReader<'_>, block_bytes: usize) -> Result<Vec<u8>, CodecError> {
+    /// (paper 002 Fig. 10) into `out` (one block). Any bit pattern of the
+    /// right length decodes.
+    pub fn decode_into(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let word_bits = self.word_bits();
         let base = reader.read(word_bits)?;
-        let uses_base = (0..self.value_count(block_bytes))
-            .map(|_| reader.read_bool())
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut out = Vec::with_capacity(block_bytes);
-        for uses_base in uses_base {
-            let delta = sign_extend(reader.read(self.delta_bits)?, self.delta_bits) as u64;
-            let value = if uses_base { base.wrapping_add(delta) } else { delta };
-            push_word(&mut out, value, self.base_bytes);
+        let count = self.value_count(out.len());
+        // Up to 64 values: 128 B blocks with 2-byte bases; read in pieces of 64.
+        let mut masks = [0u64; 2];
+        let mut left = count;
+        for mask in masks.iter_mut().take(count.div_ceil(64)) {
+            let piece = left.min(64);
+            *mask = reader.read(piece as u32)? << (64 - piece);
+            left -= piece;
         }
-        reader.expect_end()?;
-        Ok(out)
+        for (i, chunk) in out.chunks_exact_mut(self.base_bytes).enumerate() {
+            let delta = sign_extend(reader.read(self.delta_bits)?, self.delta_bits) as u64;
+            let uses_base = (masks[i / 64] << (i % 64)) >> 63 == 1;
+            let value = if uses_base { base.wrapping_add(delta) } else { delta };
+            chunk.copy_from_slice(&value.to_le_bytes()[..self.base_bytes]);
+        }
+        reader.expect_end()
     }
+}
+
+/// The little-endian value of a `B`-byte chunk.
+#[inline(always)]
+fn le_word<const B: usize>(chunk: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..B].copy_from_slice(&chunk[..B]);
+    u64::from_le_bytes(buf)
 }
 
 /// Encoding id of an all-zero block.
@@ -174,59 +238,72 @@ fn base_delta_for(encoding: EncodingId) -> Option<BaseDelta> {
     BASE_DELTA_ENCODINGS.get(index).copied()
 }
 
+/// One BDI encoding, as the compressor sizes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Candidate {
+    Zeros,
+    Repeated,
+    /// Index into [`BASE_DELTA_ENCODINGS`].
+    BaseDelta(usize),
+}
+
 /// Base-Delta-Immediate with zero and repeated-value encodings.
 #[derive(Debug, Clone)]
 pub struct Bdi {
     geometry: Geometry,
+    /// Every encoding with its id and static size, smallest first (lower id
+    /// among equals): the first one that fits is the one BDI stores.
+    by_size: Vec<(Candidate, EncodingId, usize)>,
 }
 
 impl Bdi {
     pub fn new(geometry: Geometry) -> Self {
-        Bdi { geometry }
+        let block_bytes = geometry.block_bytes();
+        let mut by_size = vec![
+            (Candidate::Zeros, ZEROS, ZERO_BLOCK_BITS as usize),
+            (Candidate::Repeated, REPEATED, REPEATED_WORD_BYTES * 8),
+        ];
+        for (index, (id, layout)) in (FIRST_BASE_DELTA..).zip(BASE_DELTA_ENCODINGS).enumerate() {
+            by_size.push((Candidate::BaseDelta(index), id, layout.compressed_bits(block_bytes)));
+        }
+        by_size.sort_by_key(|&(_, id, bits)| (bits, id));
+        Bdi { geometry, by_size }
     }
 
-    /// Every encoding that can represent `block`, with its bitstream.
-    fn candidates(block: &[u8]) -> Vec<(EncodingId, BitWriter)> {
-        let mut found = Vec::new();
-        if block.iter().all(|&b| b == 0) {
-            let mut writer = BitWriter::new();
-            writer.write(0, ZERO_BLOCK_BITS);
-            found.push((ZEROS, writer));
-        }
-        let mut eight_byte_words = words(block, REPEATED_WORD_BYTES);
-        if let Some(first) = eight_byte_words.next() {
-            if eight_byte_words.all(|w| w == first) {
-                let mut writer = BitWriter::new();
-                writer.write(first, 64);
-                found.push((REPEATED, writer));
-            }
-        }
-        for (id, layout) in (FIRST_BASE_DELTA..).zip(BASE_DELTA_ENCODINGS) {
-            if let Some(writer) = layout.encode(block) {
-                found.push((id, writer));
-            }
-        }
-        found
+    /// The smallest encoding that represents `block` (sizes only: fit checks,
+    /// no bitstream), with the explicit base for a base-delta encoding.
+    fn smallest(&self, block: &[u8]) -> Option<(Candidate, EncodingId, usize, u64)> {
+        self.by_size.iter().find_map(|&(candidate, id, bits)| {
+            let base = match candidate {
+                Candidate::Zeros => block.iter().all(|&b| b == 0).then_some(0)?,
+                Candidate::Repeated => {
+                    let first = &block[..REPEATED_WORD_BYTES];
+                    block.chunks_exact(REPEATED_WORD_BYTES).all(|w| w == first).then_some(0)?
+                }
+                Candidate::BaseDelta(index) => BASE_DELTA_ENCODINGS[index].fit(block)?,
+            };
+            Some((candidate, id, bits, base))
+        })
     }
 
-    fn decode_zeros(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn decode_zeros(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         let mut reader = compressed.reader()?;
         if reader.read(ZERO_BLOCK_BITS)? != 0 {
             return Err(CodecError::Corrupt("zero-block payload is not zero".into()));
         }
         reader.expect_end()?;
-        Ok(vec![0; self.geometry.block_bytes()])
+        out.fill(0);
+        Ok(())
     }
 
-    fn decode_repeated(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn decode_repeated(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         let mut reader = compressed.reader()?;
         let value = reader.read(64)?;
         reader.expect_end()?;
-        let mut out = Vec::with_capacity(self.geometry.block_bytes());
-        for _ in 0..self.geometry.block_bytes() / REPEATED_WORD_BYTES {
-            push_word(&mut out, value, REPEATED_WORD_BYTES);
+        for chunk in out.chunks_exact_mut(REPEATED_WORD_BYTES) {
+            chunk.copy_from_slice(&value.to_le_bytes());
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -240,25 +317,55 @@ impl Codec for Bdi {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        // Smallest size wins; `min_by_key` keeps the first of equals, i.e. the lower id.
-        let best = Self::candidates(block).into_iter().min_by_key(|(_, writer)| writer.bit_len());
-        Ok(match best {
-            Some((id, writer)) => CompressedBlock::or_uncompressed(id, writer, block, self.geometry),
-            None => CompressedBlock::uncompressed(block, self.geometry),
-        })
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    /// Sizes every encoding (paper 002 Sec. III: all are tried, the smallest
+    /// wins), then writes only the winner's bitstream.
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        let Some((candidate, id, bits, base)) = self.smallest(block) else {
+            out.set_uncompressed(block, self.geometry);
+            return Ok(());
+        };
+        if !self.geometry.worth_compressing(bits) {
+            out.set_uncompressed(block, self.geometry);
+            return Ok(());
+        }
+        let mut writer = out.take_writer();
+        match candidate {
+            Candidate::Zeros => writer.write(0, ZERO_BLOCK_BITS),
+            Candidate::Repeated => writer.write(words(block, REPEATED_WORD_BYTES).next().unwrap_or(0), 64),
+            Candidate::BaseDelta(index) => BASE_DELTA_ENCODINGS[index].encode_into(block, base, &mut writer),
+        }
+        debug_assert_eq!(writer.bit_len(), bits);
+        out.set_bits(id, writer, self.geometry);
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match compressed.encoding {
-            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
-            ZEROS => self.decode_zeros(compressed),
-            REPEATED => self.decode_repeated(compressed),
+            UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
+            ZEROS => self.decode_zeros(compressed, out),
+            REPEATED => self.decode_repeated(compressed, out),
             other => match base_delta_for(other) {
-                Some(layout) => layout.decode(&mut compressed.reader()?, self.geometry.block_bytes()),
+                Some(layout) => layout.decode_into(&mut compressed.reader()?, out),
                 None => Err(CodecError::UnknownEncoding(other)),
             },
         }
+    }
+
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(match self.smallest(block) {
+            Some((_, id, bits, _)) if self.geometry.worth_compressing(bits) => BlockSize { encoding: id, compressed_bits: bits },
+            _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
+        })
     }
 
     fn latency(&self) -> Latency {
@@ -280,6 +387,7 @@ impl Codec for Bdi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::push_word;
     use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
     use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
     use proptest::prelude::*;

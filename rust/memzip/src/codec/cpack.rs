@@ -42,9 +42,10 @@
 //! (`cpack_z` only). A block is kept compressed only when that saves a burst.
 
 use super::{
-    check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::{BitReader, BitWriter};
+use crate::bits::BitReader;
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -73,9 +74,6 @@ enum Pattern {
 }
 
 impl Pattern {
-    /// Dictionary matches, best (most matched bytes) first.
-    const MATCHES: [Pattern; 3] = [Pattern::Mmmm, Pattern::Mmmx, Pattern::Mmxx];
-
     /// Bits of the word taken from the dictionary entry (0: no entry used).
     fn matched_mask(self) -> u32 {
         match self {
@@ -165,12 +163,27 @@ impl Dictionary {
         })
     }
 
-    /// The match with the most high-order bytes, lowest index among equals.
+    /// The match with the most high-order bytes, lowest index among equals:
+    /// one pass over the filled entries. Every match needs the high halfword,
+    /// so most entries are rejected by one test; a full match ends the pass
+    /// (the first one has the lowest index).
+    #[inline]
     fn best_match(&self, word: u32) -> Option<(Pattern, usize)> {
-        Pattern::MATCHES.into_iter().find_map(|pattern| {
-            let index = self.filled().iter().position(|&e| (e ^ word) & pattern.matched_mask() == 0)?;
-            Some((pattern, index))
-        })
+        let (mut three, mut two) = (None, None);
+        for (index, &entry) in self.filled().iter().enumerate() {
+            let differs = entry ^ word;
+            if differs > 0xffff {
+                continue;
+            }
+            if differs == 0 {
+                return Some((Pattern::Mmmm, index));
+            }
+            if differs <= 0xff {
+                three = three.or(Some(index));
+            }
+            two = two.or(Some(index));
+        }
+        three.map(|i| (Pattern::Mmmx, i)).or(two.map(|i| (Pattern::Mmxx, i)))
     }
 }
 
@@ -194,9 +207,10 @@ impl CPack {
         }
     }
 
+    #[inline]
     fn code_of(&self, pattern: Pattern) -> Code {
-        // Both tables name all six patterns.
-        self.codes().iter().copied().find(|c| c.pattern == pattern).unwrap_or(CHEN_CODES[0])
+        // Both tables list the six patterns in `Pattern` declaration order.
+        self.codes()[pattern as usize]
     }
 
     fn classify(word: u32, dictionary: &Dictionary) -> (Pattern, usize) {
@@ -209,22 +223,36 @@ impl CPack {
         }
     }
 
-    fn encode_words(&self, block: &[u8]) -> BitWriter {
+    /// Calls `emit(code, index and literal as one value, its width)` for
+    /// each word of `block`, running the dictionary as the encoder does.
+    /// Shared by the encoder (which writes) and the size-only path (which
+    /// adds widths), so the two cannot disagree.
+    #[inline(always)]
+    fn tokens(&self, block: &[u8], mut emit: impl FnMut(u64, u32)) {
         let mut dictionary = Dictionary::default();
-        let mut out = BitWriter::with_capacity_bits(block.len() / WORD_BYTES * 34);
-        for word in words(block, WORD_BYTES).map(|w| w as u32) {
+        for chunk in block.chunks_exact(WORD_BYTES) {
+            let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             let (pattern, index) = Self::classify(word, &dictionary);
             let code = self.code_of(pattern);
-            out.write(code.bits, code.len);
+            let literal_bits = pattern.literal_bits();
+            let literal = if literal_bits == 0 { 0 } else { word as u64 & ((1u64 << literal_bits) - 1) };
+            let (mut value, mut width) = (code.bits, code.len);
             if pattern.uses_dictionary() {
-                out.write(index as u64, INDEX_BITS);
+                value = (value << INDEX_BITS) | index as u64;
+                width += INDEX_BITS;
             }
-            out.write(word as u64, pattern.literal_bits());
+            emit((value << literal_bits) | literal, width + literal_bits);
             if pattern.pushes() {
                 dictionary.push(word);
             }
         }
-        out
+    }
+
+    /// Bits of the word stream for `block`.
+    fn word_stream_bits(&self, block: &[u8]) -> usize {
+        let mut bits = 0usize;
+        self.tokens(block, |_, width| bits += width as usize);
+        bits
     }
 
     /// Codes are 2 bits, or 4 bits when the first two are `11`.
@@ -242,10 +270,9 @@ impl CPack {
             .ok_or_else(|| CodecError::Corrupt(format!("code {bits:0len$b} names no word pattern", len = len as usize)))
     }
 
-    fn decode_words(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+    fn decode_words(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let mut dictionary = Dictionary::default();
-        let mut out = Vec::with_capacity(self.geometry.block_bytes());
-        for _ in 0..self.geometry.block_bytes() / WORD_BYTES {
+        for chunk in out.chunks_exact_mut(WORD_BYTES) {
             let pattern = self.read_pattern(reader)?;
             let matched = if pattern.uses_dictionary() {
                 dictionary.entry(reader.read(INDEX_BITS)? as usize)? & pattern.matched_mask()
@@ -256,19 +283,35 @@ impl CPack {
             if pattern.pushes() {
                 dictionary.push(word);
             }
-            push_word(&mut out, word as u64, WORD_BYTES);
+            chunk.copy_from_slice(&word.to_le_bytes());
         }
-        reader.expect_end()?;
-        Ok(out)
+        reader.expect_end()
     }
 
-    fn decode_zero_block(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+    fn decode_zero_block(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let code = reader.read(ZERO_BLOCK_CODE_BITS)?;
         if code != ZERO_BLOCK_CODE {
             return Err(CodecError::Corrupt(format!("zero block payload {code:02b} is not the zero-block code 00")));
         }
         reader.expect_end()?;
-        Ok(vec![0; self.geometry.block_bytes()])
+        out.fill(0);
+        Ok(())
+    }
+}
+
+impl CPack {
+    /// The encoding and size `compress` stores `block` with.
+    fn size_of(&self, block: &[u8]) -> BlockSize {
+        let (encoding, bits) = if self.zero_block_code && block.iter().all(|&b| b == 0) {
+            (ENCODING_ZERO_BLOCK, ZERO_BLOCK_CODE_BITS as usize)
+        } else {
+            (ENCODING_CPACK, self.word_stream_bits(block))
+        };
+        if self.geometry.worth_compressing(bits) {
+            BlockSize { encoding, compressed_bits: bits }
+        } else {
+            BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
+        }
     }
 }
 
@@ -286,22 +329,42 @@ impl Codec for CPack {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        if self.zero_block_code && block.iter().all(|&b| b == 0) {
-            let mut out = BitWriter::new();
-            out.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
-            return Ok(CompressedBlock::or_uncompressed(ENCODING_ZERO_BLOCK, out, block, self.geometry));
-        }
-        Ok(CompressedBlock::or_uncompressed(ENCODING_CPACK, self.encode_words(block), block, self.geometry))
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    /// Writes the word stream while sizing it (one dictionary pass), then
+    /// keeps it only if it saves a burst.
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        let mut writer = out.take_writer();
+        let encoding = if self.zero_block_code && block.iter().all(|&b| b == 0) {
+            writer.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
+            ENCODING_ZERO_BLOCK
+        } else {
+            self.tokens(block, |value, width| writer.write(value, width));
+            ENCODING_CPACK
+        };
+        out.set_or_uncompressed(encoding, writer, block, self.geometry);
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match compressed.encoding {
-            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
-            ENCODING_CPACK => self.decode_words(&mut compressed.reader()?),
-            ENCODING_ZERO_BLOCK if self.zero_block_code => self.decode_zero_block(&mut compressed.reader()?),
+            UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
+            ENCODING_CPACK => self.decode_words(&mut compressed.reader()?, out),
+            ENCODING_ZERO_BLOCK if self.zero_block_code => self.decode_zero_block(&mut compressed.reader()?, out),
             other => Err(CodecError::UnknownEncoding(other)),
         }
+    }
+
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(self.size_of(block))
     }
 
     /// design.md: C-Pack 12/13, C-Pack+Z 16/9 cycles.
@@ -325,6 +388,16 @@ impl Codec for CPack {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::BitWriter;
+
+    #[test]
+    fn code_tables_list_patterns_in_declaration_order() {
+        for codes in [&CHEN_CODES, &PAPER004_CODES] {
+            for (i, code) in codes.iter().enumerate() {
+                assert_eq!(code.pattern as usize, i, "{code:?}");
+            }
+        }
+    }
     use crate::codec::registry::build_str;
     use crate::codec::test_support::{
         assert_round_trips, bit_string, random_block, spaced, structured_block, words_block,

@@ -46,9 +46,12 @@ use std::str::FromStr;
 
 use super::registry::CodecSpec;
 use super::{
-    check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
+#[cfg(test)]
+use crate::bits::fits_signed;
+use crate::bits::{sign_extend, BitReader};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -101,7 +104,9 @@ impl FpcVariant {
         }
     }
 
-    /// Patterns a non-zero word is tried against, cheapest first.
+    /// Patterns a non-zero word is tried against, cheapest first (the
+    /// reference [`classify_nonzero`] is tested against).
+    #[cfg(test)]
     fn nonzero_patterns(self) -> &'static [Pattern] {
         use Pattern::*;
         const NARROW: [Pattern; 6] = [
@@ -127,6 +132,7 @@ impl FpcVariant {
         }
     }
 
+    #[cfg(test)]
     fn prefix_of(self, pattern: Pattern) -> u64 {
         // Every pattern the encoder emits for a variant is in its table.
         self.prefixes().iter().position(|&p| p == pattern).unwrap_or_default() as u64
@@ -175,6 +181,7 @@ impl Pattern {
 
     /// The data field for `word` if the word has this pattern (single-word
     /// patterns only; zero runs and zero blocks are found by the encoder).
+    #[cfg(test)]
     fn pack(self, word: u32) -> Option<u64> {
         let signed = word as i32 as i64;
         let (high, low) = (word >> 16, word & 0xffff);
@@ -223,77 +230,125 @@ impl Pattern {
     }
 }
 
+/// The cheapest pattern a non-zero word fits and its data field, in the
+/// order [`FpcVariant::nonzero_patterns`] lists (narrower fields first; among
+/// equal widths sign-extended byte before repeated bytes, and sign-extended
+/// halfword, zero-padded halfword, two sign-extended bytes). The checks are
+/// the range tests of [`Pattern::pack`] written out, so no pattern list is
+/// walked per word. `Uncompressed` is the last resort; a variant without the
+/// escape rejects it.
+#[inline(always)]
+fn classify_nonzero(word: u32) -> (Pattern, u64) {
+    let (high, low) = (word >> 16, word & 0xffff);
+    let sign_extended_byte = |half: u32| (half as u16).wrapping_add(0x80) < 0x100;
+    if word.wrapping_add(8) < 16 {
+        (Pattern::SignExtended4, (word & 0xf) as u64)
+    } else if word.wrapping_add(0x80) < 0x100 {
+        (Pattern::SignExtendedByte, (word & 0xff) as u64)
+    } else if word == (word & 0xff).wrapping_mul(0x0101_0101) {
+        (Pattern::RepeatedBytes, (word & 0xff) as u64)
+    } else if word.wrapping_add(0x8000) < 0x1_0000 {
+        (Pattern::SignExtendedHalfword, low as u64)
+    } else if low == 0 {
+        (Pattern::ZeroPaddedHalfword, high as u64)
+    } else if sign_extended_byte(high) && sign_extended_byte(low) {
+        (Pattern::TwoSignExtendedBytes, (((high & 0xff) << 8) | (low & 0xff)) as u64)
+    } else {
+        (Pattern::Uncompressed, word as u64)
+    }
+}
+
+/// Patterns in declaration order, for the prefix lookup table.
+const PATTERN_COUNT: usize = 10;
+
 #[derive(Debug, Clone)]
 pub struct Fpc {
     geometry: Geometry,
     variant: FpcVariant,
+    /// Prefix of each pattern (indexed by `Pattern as usize`).
+    prefix_by_pattern: [u8; PATTERN_COUNT],
 }
 
 impl Fpc {
     pub fn new(geometry: Geometry, variant: FpcVariant) -> Self {
-        Fpc { geometry, variant }
+        let mut prefix_by_pattern = [0u8; PATTERN_COUNT];
+        for (prefix, &pattern) in variant.prefixes().iter().enumerate() {
+            prefix_by_pattern[pattern as usize] = prefix as u8;
+        }
+        Fpc { geometry, variant, prefix_by_pattern }
     }
 
     pub fn variant(&self) -> FpcVariant {
         self.variant
     }
 
-    fn emit(&self, out: &mut BitWriter, pattern: Pattern, data: u64) {
-        out.write(self.variant.prefix_of(pattern), PREFIX_BITS);
-        out.write(data, pattern.data_bits());
-    }
-
-    /// The cheapest pattern for a non-zero word, or `None` if the variant
-    /// has none that fits.
-    fn emit_nonzero(&self, out: &mut BitWriter, word: u32) -> Option<()> {
-        let (pattern, data) =
-            self.variant.nonzero_patterns().iter().find_map(|&p| p.pack(word).map(|data| (p, data)))?;
-        self.emit(out, pattern, data);
-        Some(())
-    }
-
-    /// The FPC bitstream for `block`, or `None` when the variant cannot
-    /// encode some word (paper 004's table has no escape).
-    fn encode(&self, block: &[u8]) -> Option<BitWriter> {
-        let block_words: Vec<u32> = words(block, WORD_BYTES).map(|w| w as u32).collect();
-        let mut out = BitWriter::with_capacity_bits(block_words.len() * (PREFIX_BITS as usize + 32));
+    /// Calls `emit(prefix and data field as one value, its width)` for each
+    /// token of `block`, or returns `None` when the variant cannot encode some
+    /// word (paper 004's table has no escape). Shared by the encoder (which
+    /// writes the tokens) and the size-only path (which adds the widths), so
+    /// the two cannot disagree.
+    #[inline(always)]
+    fn tokens(&self, block: &[u8], mut emit: impl FnMut(u64, u32)) -> Option<()> {
+        let mut token = |pattern: Pattern, data: u64| {
+            let bits = pattern.data_bits();
+            emit(((self.prefix_by_pattern[pattern as usize] as u64) << bits) | data, PREFIX_BITS + bits);
+        };
+        let mut block_words = [0u32; 32];
+        let count = block.len() / WORD_BYTES;
+        for (slot, chunk) in block_words.iter_mut().zip(block.chunks_exact(WORD_BYTES)) {
+            *slot = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        let block_words = &block_words[..count];
         match self.variant {
             FpcVariant::Original => {
                 let mut i = 0;
-                while i < block_words.len() {
+                while i < count {
                     if block_words[i] == 0 {
                         let run = block_words[i..].iter().take(MAX_ZERO_RUN).take_while(|&&w| w == 0).count();
-                        self.emit(&mut out, Pattern::ZeroRun, (run - 1) as u64);
+                        token(Pattern::ZeroRun, (run - 1) as u64);
                         i += run;
                     } else {
-                        self.emit_nonzero(&mut out, block_words[i])?;
+                        let (pattern, data) = classify_nonzero(block_words[i]);
+                        token(pattern, data);
                         i += 1;
                     }
                 }
             }
             FpcVariant::Paper004 => {
                 if block_words.iter().all(|&w| w == 0) {
-                    self.emit(&mut out, Pattern::ZeroBlock, 0);
-                    return Some(out);
+                    token(Pattern::ZeroBlock, 0);
+                    return Some(());
                 }
-                for &word in &block_words {
+                // No escape: one incompressible word and the block is stored raw.
+                if block_words.iter().any(|&w| w != 0 && classify_nonzero(w).0 == Pattern::Uncompressed) {
+                    return None;
+                }
+                for &word in block_words {
                     if word == 0 {
-                        self.emit(&mut out, Pattern::ZeroWord, 0);
+                        token(Pattern::ZeroWord, 0);
                     } else {
-                        self.emit_nonzero(&mut out, word)?;
+                        let (pattern, data) = classify_nonzero(word);
+                        token(pattern, data);
                     }
                 }
             }
         }
-        Some(out)
+        Some(())
     }
 
-    fn decode(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+    /// The FPC bitstream's size in bits, or `None` (see [`Fpc::tokens`]).
+    fn encoded_bits(&self, block: &[u8]) -> Option<usize> {
+        let mut bits = 0usize;
+        self.tokens(block, |_, width| bits += width as usize)?;
+        Some(bits)
+    }
+
+    fn decode_into(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let block_words = self.geometry.block_bytes() / WORD_BYTES;
-        let mut out = Vec::with_capacity(self.geometry.block_bytes());
+        let prefixes = self.variant.prefixes();
         let mut decoded = 0;
         while decoded < block_words {
-            let pattern = self.variant.prefixes()[reader.read(PREFIX_BITS)? as usize];
+            let pattern = prefixes[reader.read(PREFIX_BITS)? as usize];
             let data = reader.read(pattern.data_bits())?;
             let count = match pattern {
                 Pattern::ZeroRun => data as usize + 1,
@@ -308,13 +363,13 @@ impl Fpc {
                     "zero run of {count} words at word {decoded} overruns the {block_words}-word block"
                 )));
             }
-            for _ in 0..count {
-                push_word(&mut out, pattern.unpack(data) as u64, WORD_BYTES);
+            let word = pattern.unpack(data).to_le_bytes();
+            for chunk in out[decoded * WORD_BYTES..(decoded + count) * WORD_BYTES].chunks_exact_mut(WORD_BYTES) {
+                chunk.copy_from_slice(&word);
             }
             decoded += count;
         }
-        reader.expect_end()?;
-        Ok(out)
+        reader.expect_end()
     }
 }
 
@@ -334,19 +389,43 @@ impl Codec for Fpc {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        Ok(match self.encode(block) {
-            Some(out) => CompressedBlock::or_uncompressed(ENCODING_FPC, out, block, self.geometry),
-            None => CompressedBlock::uncompressed(block, self.geometry),
-        })
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    /// Writes the token stream in one pass, then keeps it only if it saves
+    /// a burst.
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        let mut writer = out.take_writer();
+        match self.tokens(block, |value, width| writer.write(value, width)) {
+            Some(()) => out.set_or_uncompressed(ENCODING_FPC, writer, block, self.geometry),
+            None => {
+                out.payload = writer.finish().0;
+                out.set_uncompressed(block, self.geometry);
+            }
+        }
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match compressed.encoding {
-            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
-            ENCODING_FPC => self.decode(&mut compressed.reader()?),
+            UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
+            ENCODING_FPC => self.decode_into(&mut compressed.reader()?, out),
             other => Err(CodecError::UnknownEncoding(other)),
         }
+    }
+
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(match self.encoded_bits(block) {
+            Some(bits) if self.geometry.worth_compressing(bits) => BlockSize { encoding: ENCODING_FPC, compressed_bits: bits },
+            _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
+        })
     }
 
     /// design.md: FPC 6/10 cycles.
@@ -362,6 +441,7 @@ impl Codec for Fpc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::BitWriter;
     use crate::codec::registry::build_str;
     use crate::codec::test_support::{
         assert_round_trips, bit_string, random_block, spaced, structured_block, words_block,
@@ -583,7 +663,37 @@ mod tests {
             })
     }
 
+    /// The first pattern of the table that fits: what `classify_nonzero` must equal.
+    fn classify_by_table(variant: FpcVariant, word: u32) -> Option<(Pattern, u64)> {
+        variant.nonzero_patterns().iter().find_map(|&p| p.pack(word).map(|data| (p, data)))
+    }
+
+    #[test]
+    fn classify_matches_the_pattern_table_at_the_limits() {
+        let limits = [1u32, 7, 8, 0xffff_fff8, 0xffff_fff7, 0x7f, 0x80, 0xffff_ff80, 0xffff_ff7f, 0x7fff, 0x8000,
+            0xffff_8000, 0xffff_7fff, 0x1234_0000, 0x007f_ff80, 0x0080_0001, 0xff80_007f, 0x4141_4141, 0xffff_ffff,
+            0x8080_8080, 0x0001_0000, 0xdead_beef];
+        for word in limits {
+            assert_eq!(Some(classify_nonzero(word)), classify_by_table(FpcVariant::Original, word), "{word:#x}");
+            let narrow = classify_by_table(FpcVariant::Paper004, word);
+            let fast = Some(classify_nonzero(word)).filter(|&(p, _)| p != Pattern::Uncompressed);
+            assert_eq!(fast, narrow, "{word:#x}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn classify_matches_the_pattern_table(word in 1u32..) {
+            prop_assert_eq!(Some(classify_nonzero(word)), classify_by_table(FpcVariant::Original, word));
+            for v in [FpcVariant::Original, FpcVariant::Paper004] {
+                let (pattern, data) = classify_nonzero(word);
+                if pattern != Pattern::Uncompressed || v == FpcVariant::Original {
+                    prop_assert_eq!(pattern.unpack(data), word);
+                    prop_assert!(v.prefix_of(pattern) < 8);
+                }
+            }
+        }
+
         #[test]
         fn round_trips((geometry, variant, block) in cases()) {
             assert_round_trips(&mut Fpc::new(geometry, variant), &block)?;

@@ -53,8 +53,10 @@ use std::str::FromStr;
 
 use super::bdi::BaseDelta;
 use super::registry::CodecSpec;
-use super::{check_block_size, decode_uncompressed, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
-use crate::bits::BitWriter;
+use super::{
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -111,6 +113,9 @@ pub struct MagBdi {
     geometry: Geometry,
     /// Encoding `id` is `encodings[id - 1]`.
     encodings: Vec<BaseDelta>,
+    /// (id, static size in bits) of every encoding, smallest first, lower
+    /// id among equals.
+    by_size: Vec<(EncodingId, usize)>,
 }
 
 impl MagBdi {
@@ -119,8 +124,13 @@ impl MagBdi {
             .base_bytes()
             .iter()
             .flat_map(|&base| delta_widths(geometry, base).into_iter().map(move |w| BaseDelta::new(base, w)))
+            .collect::<Vec<BaseDelta>>();
+        let mut by_size: Vec<(EncodingId, usize)> = (1..=EncodingId::MAX)
+            .zip(&encodings)
+            .map(|(id, layout)| (id, layout.compressed_bits(geometry.block_bytes())))
             .collect();
-        MagBdi { geometry, encodings }
+        by_size.sort_by_key(|&(id, bits)| (bits, id));
+        MagBdi { geometry, encodings, by_size }
     }
 
     /// Builds from a registry spec: knob `bases` = `4` (default) or `8+4+2`.
@@ -134,21 +144,15 @@ impl MagBdi {
         self.encodings.get(index).copied()
     }
 
-    /// The smallest encoding that fits; `None` if no compressor unit can
-    /// compress the block. Units whose static size cannot beat the best so far
-    /// are skipped, which also makes the first (lowest-id) of equals win.
-    fn smallest_fit(&self, block: &[u8]) -> Option<(EncodingId, BitWriter)> {
-        let block_bytes = self.geometry.block_bytes();
-        let mut best: Option<(EncodingId, BitWriter)> = None;
-        for (id, layout) in (1..=EncodingId::MAX).zip(&self.encodings) {
-            if best.as_ref().is_some_and(|(_, w)| w.bit_len() <= layout.compressed_bits(block_bytes)) {
-                continue;
-            }
-            if let Some(writer) = layout.encode(block) {
-                best = Some((id, writer));
-            }
-        }
-        best
+    /// The smallest encoding that fits, with its size and explicit base;
+    /// `None` if no compressor unit can compress the block. Units are tried
+    /// smallest first (lower id among equals), with fit checks only, so the
+    /// first that fits is the winner and only it is ever encoded.
+    fn smallest_fit(&self, block: &[u8]) -> Option<(EncodingId, usize, u64)> {
+        self.by_size.iter().find_map(|&(id, bits)| {
+            let base = self.encodings[id as usize - 1].fit(block)?;
+            Some((id, bits, base))
+        })
     }
 }
 
@@ -162,19 +166,41 @@ impl Codec for MagBdi {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        Ok(match self.smallest_fit(block) {
-            Some((id, writer)) => CompressedBlock::or_uncompressed(id, writer, block, self.geometry),
-            None => CompressedBlock::uncompressed(block, self.geometry),
-        })
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        match self.smallest_fit(block) {
+            Some((id, bits, base)) if self.geometry.worth_compressing(bits) => {
+                let mut writer = out.take_writer();
+                self.encodings[id as usize - 1].encode_into(block, base, &mut writer);
+                out.set_bits(id, writer, self.geometry);
+            }
+            _ => out.set_uncompressed(block, self.geometry),
+        }
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         if compressed.encoding == UNCOMPRESSED {
-            return decode_uncompressed(compressed, self.geometry);
+            return decode_uncompressed_into(compressed, self.geometry, out);
         }
         let layout = self.layout_for(compressed.encoding).ok_or(CodecError::UnknownEncoding(compressed.encoding))?;
-        layout.decode(&mut compressed.reader()?, self.geometry.block_bytes())
+        layout.decode_into(&mut compressed.reader()?, out)
+    }
+
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(match self.smallest_fit(block) {
+            Some((id, bits, _)) if self.geometry.worth_compressing(bits) => BlockSize { encoding: id, compressed_bits: bits },
+            _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
+        })
     }
 
     fn latency(&self) -> Latency {

@@ -43,7 +43,11 @@ impl Latency {
 }
 
 /// One block as it is stored in DRAM.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Default` is an empty result to compress into: [`Codec::compress_into`]
+/// reuses its payload buffer, so a caller that keeps one `CompressedBlock`
+/// compresses block after block without allocating.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CompressedBlock {
     /// Encoding chosen (0 = uncompressed); stored as block metadata.
     pub encoding: EncodingId,
@@ -91,11 +95,69 @@ impl CompressedBlock {
         }
     }
 
+    /// A writer that appends to this block's payload buffer (cleared), so
+    /// encoding into a reused block does not allocate; hand it back with
+    /// [`CompressedBlock::set_bits`] or [`CompressedBlock::set_or_uncompressed`].
+    pub fn take_writer(&mut self) -> BitWriter {
+        BitWriter::reusing(std::mem::take(&mut self.payload))
+    }
+
+    /// In place [`CompressedBlock::from_bits`].
+    pub fn set_bits(&mut self, encoding: EncodingId, writer: BitWriter, geometry: Geometry) {
+        let (payload, compressed_bits) = writer.finish();
+        self.payload = payload;
+        self.set_sizes(encoding, compressed_bits, geometry);
+    }
+
+    /// In place [`CompressedBlock::uncompressed`], reusing the payload buffer.
+    pub fn set_uncompressed(&mut self, block: &[u8], geometry: Geometry) {
+        self.payload.clear();
+        self.payload.extend_from_slice(block);
+        self.set_sizes(UNCOMPRESSED, block.len() * 8, geometry);
+    }
+
+    /// In place [`CompressedBlock::or_uncompressed`]; the writer's buffer is
+    /// kept for the next block either way.
+    pub fn set_or_uncompressed(&mut self, encoding: EncodingId, writer: BitWriter, block: &[u8], geometry: Geometry) {
+        if geometry.worth_compressing(writer.bit_len()) {
+            self.set_bits(encoding, writer, geometry);
+        } else {
+            self.payload = writer.finish().0;
+            self.set_uncompressed(block, geometry);
+        }
+    }
+
+    fn set_sizes(&mut self, encoding: EncodingId, compressed_bits: usize, geometry: Geometry) {
+        self.encoding = encoding;
+        self.compressed_bits = compressed_bits;
+        self.mag_bytes = geometry.mag_rounded_bytes(compressed_bits);
+        self.burst_count = geometry.burst_count(compressed_bits);
+    }
+
+    /// The encoding and size alone (what [`Codec::compressed_size`] returns).
+    pub fn size(&self) -> BlockSize {
+        BlockSize { encoding: self.encoding, compressed_bits: self.compressed_bits }
+    }
+
     /// A reader over exactly the meaningful bits; errors if the payload is short.
     pub fn reader(&self) -> Result<BitReader<'_>, CodecError> {
         BitReader::new(&self.payload, self.compressed_bits)
     }
 
+    pub fn is_compressed(&self) -> bool {
+        self.encoding != UNCOMPRESSED
+    }
+}
+
+/// A block's encoding and exact stored size, without its bitstream: what
+/// size-only statistics (`memzip analyze` without `--verify`) need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockSize {
+    pub encoding: EncodingId,
+    pub compressed_bits: usize,
+}
+
+impl BlockSize {
     pub fn is_compressed(&self) -> bool {
         self.encoding != UNCOMPRESSED
     }
@@ -118,6 +180,31 @@ pub trait Codec: Send {
     /// Decodes a block back to exactly the original bytes. Corrupt or
     /// truncated input is an error, never a panic.
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError>;
+
+    /// [`Codec::compress`] into a caller-owned block whose payload buffer is
+    /// reused: the allocation-free form the memory controller, the FFI and
+    /// `analyze` call. Same result, same state change as `compress`.
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        *out = self.compress(block)?;
+        Ok(())
+    }
+
+    /// [`Codec::decompress`] into `out`, which must be exactly one block long.
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry())?;
+        let decoded = self.decompress(compressed)?;
+        check_block_size(&decoded, self.geometry())?;
+        out.copy_from_slice(&decoded);
+        Ok(())
+    }
+
+    /// The encoding and size [`Codec::compress`] would return for `block`,
+    /// with the same state change (sampling, phase counters), for callers
+    /// that need sizes only. Codecs override it where the size is cheaper
+    /// than the bitstream; it must always equal `compress(block)`'s.
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        Ok(self.compress(block)?.size())
+    }
 
     /// Default latencies from the papers (overridable in the memory controller).
     fn latency(&self) -> Latency;
@@ -169,8 +256,24 @@ pub fn check_block_size(block: &[u8], geometry: Geometry) -> Result<(), CodecErr
     }
 }
 
-/// Decodes the shared uncompressed encoding.
-pub fn decode_uncompressed(compressed: &CompressedBlock, geometry: Geometry) -> Result<Vec<u8>, CodecError> {
+/// `compress` for codecs that implement `compress_into`.
+pub fn compress_via_into<C: Codec + ?Sized>(codec: &mut C, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+    // Room for a raw block and the writer's last 8-byte store: one allocation.
+    let mut out = CompressedBlock { payload: Vec::with_capacity(block.len() + 8), ..CompressedBlock::default() };
+    codec.compress_into(block, &mut out)?;
+    Ok(out)
+}
+
+/// `decompress` for codecs that implement `decompress_into`.
+pub fn decompress_via_into<C: Codec + ?Sized>(codec: &C, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    let mut out = vec![0; codec.geometry().block_bytes()];
+    codec.decompress_into(compressed, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes the shared uncompressed encoding into `out` (one block long).
+pub fn decode_uncompressed_into(compressed: &CompressedBlock, geometry: Geometry, out: &mut [u8]) -> Result<(), CodecError> {
+    check_block_size(out, geometry)?;
     let expected_bits = geometry.block_bits();
     if compressed.compressed_bits != expected_bits {
         return Err(CodecError::Corrupt(format!(
@@ -184,14 +287,24 @@ pub fn decode_uncompressed(compressed: &CompressedBlock, geometry: Geometry) -> 
             available_bits: compressed.payload.len() * 8,
         });
     }
-    Ok(compressed.payload[..geometry.block_bytes()].to_vec())
+    out.copy_from_slice(&compressed.payload[..geometry.block_bytes()]);
+    Ok(())
+}
+
+/// Decodes the shared uncompressed encoding.
+pub fn decode_uncompressed(compressed: &CompressedBlock, geometry: Geometry) -> Result<Vec<u8>, CodecError> {
+    let mut out = vec![0; geometry.block_bytes()];
+    decode_uncompressed_into(compressed, geometry, &mut out)?;
+    Ok(out)
 }
 
 /// Little-endian words of `width_bytes` (1, 2, 4 or 8) from a block: GPUs are
 /// little-endian, so a 4-byte int in memory is a 4-byte LE word here.
 pub fn words(block: &[u8], width_bytes: usize) -> impl Iterator<Item = u64> + '_ {
     block.chunks_exact(width_bytes).map(|chunk| {
-        chunk.iter().rev().fold(0u64, |acc, &b| (acc << 8) | b as u64)
+        let mut buf = [0u8; 8];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        u64::from_le_bytes(buf)
     })
 }
 

@@ -1,6 +1,9 @@
 //! The baseline: every block is stored uncompressed.
 
-use super::{check_block_size, decode_uncompressed, Codec, CompressedBlock, Latency, UNCOMPRESSED};
+use super::{
+    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, Latency, UNCOMPRESSED,
+};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -25,15 +28,29 @@ impl Codec for NoCompression {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        Ok(CompressedBlock::uncompressed(block, self.geometry))
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        out.set_uncompressed(block, self.geometry);
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         match compressed.encoding {
-            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
+            UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
             other => Err(CodecError::UnknownEncoding(other)),
         }
+    }
+
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() })
     }
 
     fn latency(&self) -> Latency {

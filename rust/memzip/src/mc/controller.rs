@@ -202,6 +202,10 @@ pub struct MemoryController {
     stats: McStats,
     /// The online sampling phase has not ended yet.
     sampling_open: bool,
+    /// The last compressed block, reused so a write does not allocate.
+    scratch: CompressedBlock,
+    /// Decoded bytes for `verify`, reused.
+    decoded: Vec<u8>,
 }
 
 impl fmt::Debug for MemoryController {
@@ -254,6 +258,8 @@ impl MemoryController {
             blocks: HashMap::new(),
             stats,
             sampling_open: options.sampling != SamplingWindow::None,
+            scratch: CompressedBlock::default(),
+            decoded: Vec::new(),
         })
     }
 
@@ -311,7 +317,9 @@ impl MemoryController {
         stats.dram_writes.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
         self.stats.compress_cycles += compress_cycles as u64;
-        Ok(self.write_outcome(&compressed, metadata, compress_cycles))
+        let outcome = self.write_outcome(&compressed, metadata, compress_cycles);
+        self.scratch = compressed;
+        Ok(outcome)
     }
 
     /// A DRAM read of the block at `addr`.
@@ -356,7 +364,9 @@ impl MemoryController {
         stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
         stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
-        Ok(self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles))
+        let outcome = self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles);
+        self.scratch = compressed;
+        Ok(outcome)
     }
 
     /// Ends the codec's online sampling phase (E2MC builds its code table).
@@ -418,10 +428,12 @@ impl MemoryController {
         }
     }
 
+    /// Compresses into the reused scratch block (callers hand it back to
+    /// `self.scratch` when done), so a write allocates nothing.
     fn compress_checked(&mut self, addr: u64, bytes: &[u8]) -> Result<CompressedBlock, McError> {
-        let compressed = self
-            .codec
-            .compress(bytes)
+        let mut compressed = std::mem::take(&mut self.scratch);
+        self.codec
+            .compress_into(bytes, &mut compressed)
             .map_err(|source| McError::Codec { codec: self.codec.name().to_string(), addr, source })?;
         self.check_output(&compressed)
             .map_err(|why| McError::InvalidOutput { codec: self.codec.name().to_string(), addr, why })?;
@@ -455,9 +467,10 @@ impl MemoryController {
 
     fn verify(&mut self, addr: u64, original: &[u8], compressed: &CompressedBlock) -> Result<(), McError> {
         self.stats.verify.checked += 1;
-        let why = match self.codec.decompress(compressed) {
-            Ok(decoded) if decoded == original => return Ok(()),
-            Ok(decoded) => describe_mismatch(original, &decoded),
+        self.decoded.resize(self.geometry.block_bytes(), 0);
+        let why = match self.codec.decompress_into(compressed, &mut self.decoded) {
+            Ok(()) if self.decoded == original => return Ok(()),
+            Ok(()) => describe_mismatch(original, &self.decoded),
             Err(e) => format!("decoding failed: {e}"),
         };
         self.stats.verify.failures += 1;

@@ -40,18 +40,18 @@ pub mod entropy;
 pub mod huffman;
 pub mod table;
 
-use std::ops::Range;
 
 pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
 
 use self::huffman::CanonicalCode;
-use self::table::{symbols_of, uses_mfv, WordMap, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
+use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
 use super::registry::CodecSpec;
 use super::{
-    bits_to_name, check_block_size, decode_uncompressed, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::BitWriter;
+use crate::bits::{load_be, peek_bits, BitWriter};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -99,24 +99,13 @@ impl Layout {
             header_bits: (pdw - 1) * pointer_bits as usize,
         }
     }
-
-    fn way_symbols(&self, way: usize) -> Range<usize> {
-        way * self.per_way..(way + 1) * self.per_way
-    }
 }
 
 /// The next `width` (1..=32) bits at bit `pos`, MSB first; bits past the end
 /// of `bytes` read as zero (the caller checks the stream bounds).
-#[inline]
+#[inline(always)]
 fn peek(bytes: &[u8], pos: usize, width: u32) -> u32 {
-    let start = pos / 8;
-    let mut buf = [0u8; 8];
-    if let Some(rest) = bytes.get(start..) {
-        let n = rest.len().min(5);
-        buf[..n].copy_from_slice(&rest[..n]);
-    }
-    // 5 bytes hold the up to 7 skipped bits plus 32 wanted ones.
-    ((u64::from_be_bytes(buf) << (pos % 8)) >> (64 - width)) as u32
+    peek_bits(bytes, pos, width) as u32
 }
 
 /// Moves past a field of `len` bits, which must end by `end`.
@@ -140,47 +129,38 @@ fn store_symbol(out: &mut [u8], index: usize, value: u32, symbol_bits: u32) {
     }
 }
 
-/// MFV value -> canonical symbol index.
-#[derive(Debug, Clone)]
-enum MfvIndex {
-    /// 16-bit symbols: a direct table, `NOT_MFV` for other values.
-    Dense(Vec<u32>),
-    Sparse(WordMap<u32>),
+/// A codeword packed as `code << 6 | length` (lengths are at most 24 bits,
+/// so 6 bits hold them and 30 bits the whole entry); 0 = no codeword.
+type PackedCode = u32;
+
+#[inline(always)]
+fn pack_code(code: u32, len: u8) -> PackedCode {
+    (code << 6) | len as u32
 }
 
-const NOT_MFV: u32 = u32::MAX;
-
-#[derive(Debug, Clone)]
-struct MfvCoder {
-    /// MFV values by canonical symbol index.
-    values: Vec<u32>,
-    /// Symbol index of the escape codeword (`values.len()`).
-    escape: u32,
-    index: MfvIndex,
+#[inline(always)]
+fn unpack_code(packed: PackedCode) -> (u64, u32) {
+    ((packed >> 6) as u64, packed & 0x3f)
 }
 
-impl MfvCoder {
-    fn new(table: &CodeTable) -> Self {
-        let values: Vec<u32> = table.mfv.iter().map(|e| e.value).collect();
-        let index = if table.symbol_bits == 16 {
-            let mut dense = vec![NOT_MFV; 1 << 16];
-            for (rank, &v) in values.iter().enumerate() {
-                dense[v as usize] = rank as u32;
-            }
-            MfvIndex::Dense(dense)
-        } else {
-            MfvIndex::Sparse(values.iter().enumerate().map(|(rank, &v)| (v, rank as u32)).collect())
-        };
-        MfvCoder { escape: values.len() as u32, values, index }
-    }
+/// Leading value bits that index [`EncodeTable::Sorted`]'s bucket starts.
+const MFV_BUCKET_BITS: u32 = 12;
 
-    #[inline]
-    fn rank(&self, value: u32) -> Option<u32> {
-        match &self.index {
-            MfvIndex::Dense(table) => table.get(value as usize).copied().filter(|&r| r != NOT_MFV),
-            MfvIndex::Sparse(map) => map.get(&value).copied(),
-        }
-    }
+/// The encoder's symbol -> codeword lookup, built once per code table so
+/// encoding does no hashing and no search through the code (issue 12).
+#[derive(Debug, Clone)]
+enum EncodeTable {
+    /// 4/8-bit symbols: one entry per (position, value), at
+    /// `position << symbol_bits | value`.
+    PerPosition(Vec<PackedCode>),
+    /// 16-bit symbols: one entry per value; 0 for values that are not MFVs
+    /// (they take the escape codeword).
+    Dense(Vec<PackedCode>),
+    /// 32-bit symbols: the MFVs sorted ascending (as the table stores them;
+    /// rank = canonical symbol index) with, per value of the top
+    /// [`MFV_BUCKET_BITS`] bits, where that bucket starts, so a lookup is a
+    /// binary search of one (usually tiny) bucket.
+    Sorted { values: Vec<u32>, codes: Vec<PackedCode>, bucket_starts: Vec<u32> },
 }
 
 /// The encoder and decoder tables built from a [`CodeTable`].
@@ -190,7 +170,12 @@ struct Coder {
     symbol_bits: u32,
     /// One canonical code per position (4/8-bit) or the single MFV code.
     codes: Vec<CanonicalCode>,
-    mfv: Option<MfvCoder>,
+    /// MFV values by canonical symbol index (16/32-bit).
+    mfv_values: Vec<u32>,
+    /// Symbol index of the escape codeword (`mfv_values.len()`), 16/32-bit.
+    escape: u32,
+    escape_code: PackedCode,
+    encode_table: EncodeTable,
 }
 
 impl Coder {
@@ -202,66 +187,226 @@ impl Coder {
                     .map_err(|e| ConfigError::new("e2mc code table", e, "lengths of a prefix code"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mfv = uses_mfv(table.symbol_bits).then(|| MfvCoder::new(&table));
-        Ok(Coder { symbol_bits: table.symbol_bits, table, codes, mfv })
+        let symbol_bits = table.symbol_bits;
+        let mfv_values: Vec<u32> = if uses_mfv(symbol_bits) { table.mfv.iter().map(|e| e.value).collect() } else { Vec::new() };
+        let escape = mfv_values.len() as u32;
+        let packed = |code: &CanonicalCode, symbol: usize| {
+            let (bits, len) = code.code(symbol);
+            pack_code(bits, len)
+        };
+        let (escape_code, encode_table) = match symbol_bits {
+            4 | 8 => {
+                let values = 1usize << symbol_bits;
+                let mut entries = vec![0; codes.len() * values];
+                for (position, code) in codes.iter().enumerate() {
+                    for value in 0..values {
+                        entries[(position << symbol_bits) | value] = packed(code, value);
+                    }
+                }
+                (0, EncodeTable::PerPosition(entries))
+            }
+            16 => {
+                let mut dense = vec![0; 1 << 16];
+                for (rank, &v) in mfv_values.iter().enumerate() {
+                    dense[v as usize] = packed(&codes[0], rank);
+                }
+                (packed(&codes[0], escape as usize), EncodeTable::Dense(dense))
+            }
+            _ => {
+                let shift = 32 - MFV_BUCKET_BITS;
+                let bucket_starts = (0..=1u64 << MFV_BUCKET_BITS)
+                    .map(|bucket| mfv_values.partition_point(|&v| ((v as u64) >> shift) < bucket) as u32)
+                    .collect();
+                let mfv_codes = (0..mfv_values.len()).map(|rank| packed(&codes[0], rank)).collect();
+                let sorted = EncodeTable::Sorted { values: mfv_values.clone(), codes: mfv_codes, bucket_starts };
+                (packed(&codes[0], escape as usize), sorted)
+            }
+        };
+        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
+    }
+
+    /// The codeword for a 16/32-bit symbol that is not an MFV: the escape
+    /// codeword, then the raw symbol (Section III-B2c).
+    #[inline(always)]
+    fn escaped(&self, value: u32) -> (u64, u32) {
+        let (code, len) = unpack_code(self.escape_code);
+        ((code << self.symbol_bits) | value as u64, len + self.symbol_bits)
     }
 
     /// The bits for symbol `value` at word position `position`, and their count.
-    #[inline]
+    #[inline(always)]
     fn encode(&self, position: usize, value: u32) -> (u64, u32) {
-        match &self.mfv {
-            None => {
-                let (code, len) = self.codes[position].code(value as usize);
-                (code as u64, len as u32)
-            }
-            Some(mfv) => match mfv.rank(value) {
-                Some(rank) => {
-                    let (code, len) = self.codes[0].code(rank as usize);
-                    (code as u64, len as u32)
-                }
-                None => {
-                    // Escape codeword, then the raw symbol (Section III-B2c).
-                    let (code, len) = self.codes[0].code(mfv.escape as usize);
-                    (((code as u64) << self.symbol_bits) | value as u64, len as u32 + self.symbol_bits)
-                }
+        match &self.encode_table {
+            EncodeTable::PerPosition(entries) => unpack_code(entries[(position << self.symbol_bits) | value as usize]),
+            EncodeTable::Dense(entries) => match entries[value as usize] {
+                0 => self.escaped(value),
+                packed => unpack_code(packed),
             },
+            EncodeTable::Sorted { values, codes, bucket_starts } => {
+                let bucket = (value >> (32 - MFV_BUCKET_BITS)) as usize;
+                let (start, end) = (bucket_starts[bucket] as usize, bucket_starts[bucket + 1] as usize);
+                match values[start..end].binary_search(&value) {
+                    Ok(offset) => unpack_code(codes[start + offset]),
+                    Err(_) => self.escaped(value),
+                }
+            }
         }
     }
 
-    /// Decodes `symbols` from bits `[pos, end)` of `payload` into `out`;
-    /// returns the bit position after the last codeword.
-    fn decode_way(
+    /// Decodes the PDW ways, way `w` from bits `[pos[w], end[w])` of
+    /// `payload`, into `out`; returns where each way's last codeword ends.
+    /// The ways are decoded in lockstep, one symbol of each in turn, as the
+    /// paper's parallel decoders do (Section III-F1): each way's bit
+    /// position depends only on its own previous codeword, so the ways'
+    /// dependency chains overlap instead of running one after another.
+    fn decode_ways(
+        &self,
+        payload: &[u8],
+        pos: [usize; 8],
+        end: [usize; 8],
+        layout: Layout,
+        out: &mut [u8],
+    ) -> Result<[usize; 8], CodecError> {
+        match self.symbol_bits {
+            4 => self.decode_ways_of::<4>(payload, pos, end, layout, out),
+            8 => self.decode_ways_of::<8>(payload, pos, end, layout, out),
+            16 => self.decode_ways_of::<16>(payload, pos, end, layout, out),
+            _ => self.decode_ways_of::<32>(payload, pos, end, layout, out),
+        }
+    }
+
+    #[inline(always)]
+    fn decode_ways_of<const SYMBOL_BITS: u32>(
+        &self,
+        payload: &[u8],
+        mut pos: [usize; 8],
+        end: [usize; 8],
+        layout: Layout,
+        out: &mut [u8],
+    ) -> Result<[usize; 8], CodecError> {
+        for j in 0..layout.per_way {
+            for w in 0..layout.pdw {
+                pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], w * layout.per_way + j, out)?;
+            }
+        }
+        Ok(pos)
+    }
+
+    /// Decodes way `way` alone (symbols `way * per_way ..`) from bits
+    /// `[pos, end)`; returns where its last codeword ends.
+    fn decode_one_way(
         &self,
         payload: &[u8],
         mut pos: usize,
         end: usize,
-        symbols: Range<usize>,
+        way: usize,
+        per_way: usize,
         out: &mut [u8],
     ) -> Result<usize, CodecError> {
-        let positions = self.codes.len();
-        for s in symbols {
-            let code = &self.codes[s % positions];
-            let window = peek(payload, pos, code.max_len() as u32);
-            let (symbol, len) = code
-                .decode(window)
-                .ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
-            pos = advance(pos, len as usize, end)?;
-            let value = match &self.mfv {
-                None => symbol,
-                Some(mfv) if symbol == mfv.escape => {
-                    let raw = peek(payload, pos, self.symbol_bits);
-                    pos = advance(pos, self.symbol_bits as usize, end)?;
-                    raw
-                }
-                Some(mfv) => *mfv
-                    .values
-                    .get(symbol as usize)
-                    .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?,
+        for s in way * per_way..(way + 1) * per_way {
+            pos = match self.symbol_bits {
+                4 => self.decode_symbol::<4>(payload, pos, end, s, out)?,
+                8 => self.decode_symbol::<8>(payload, pos, end, s, out)?,
+                16 => self.decode_symbol::<16>(payload, pos, end, s, out)?,
+                _ => self.decode_symbol::<32>(payload, pos, end, s, out)?,
             };
-            store_symbol(out, s, value, self.symbol_bits);
         }
         Ok(pos)
     }
+
+    /// Decodes symbol `s` (stream order) from bit `pos`, a codeword that must
+    /// end by `end`; returns the position after it.
+    #[inline(always)]
+    fn decode_symbol<const SYMBOL_BITS: u32>(
+        &self,
+        payload: &[u8],
+        mut pos: usize,
+        end: usize,
+        s: usize,
+        out: &mut [u8],
+    ) -> Result<usize, CodecError> {
+        // Symbol s has word position s % positions; positions is 8, 4 or 1.
+        let code = &self.codes[s & (self.codes.len() - 1)];
+        let window = peek(payload, pos, code.max_len() as u32);
+        let (symbol, len) =
+            code.decode(window).ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
+        pos = advance(pos, len as usize, end)?;
+        let value = if !uses_mfv(SYMBOL_BITS) {
+            symbol
+        } else if symbol == self.escape {
+            let raw = peek(payload, pos, SYMBOL_BITS);
+            pos = advance(pos, SYMBOL_BITS as usize, end)?;
+            raw
+        } else {
+            *self
+                .mfv_values
+                .get(symbol as usize)
+                .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
+        };
+        store_symbol(out, s, value, SYMBOL_BITS);
+        Ok(pos)
+    }
+}
+
+/// Codes every symbol of `block` way by way: `emit(bits, length)` gets each
+/// codeword in stream order and, after every way but the last, the zero
+/// padding to the next byte (ways start byte-aligned, Section III-F1).
+/// Returns each way's codeword bits (without padding). Shared by the encoder
+/// (which writes what it is given) and the size-only path (which ignores
+/// it), so both see the same sizes. The table lookup is chosen once per
+/// block, not per symbol.
+#[inline(always)]
+fn code_ways(coder: &Coder, block: &[u8], pdw: usize, emit: impl FnMut(u64, u32)) -> [usize; 8] {
+    match &coder.encode_table {
+        EncodeTable::PerPosition(entries) if coder.symbol_bits == 4 => {
+            code_ways_of::<4>(block, pdw, |k, v| unpack_code(entries[(k << 4) | v as usize]), emit)
+        }
+        EncodeTable::PerPosition(entries) => {
+            code_ways_of::<8>(block, pdw, |k, v| unpack_code(entries[(k << 8) | v as usize]), emit)
+        }
+        EncodeTable::Dense(entries) => code_ways_of::<16>(
+            block,
+            pdw,
+            |_, v| match entries[v as usize] {
+                0 => coder.escaped(v),
+                packed => unpack_code(packed),
+            },
+            emit,
+        ),
+        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
+    }
+}
+
+/// [`code_ways`] for one symbol length; `lookup(position in word, value)`.
+#[inline(always)]
+fn code_ways_of<const SYMBOL_BITS: u32>(
+    block: &[u8],
+    pdw: usize,
+    lookup: impl Fn(usize, u32) -> (u64, u32),
+    mut emit: impl FnMut(u64, u32),
+) -> [usize; 8] {
+    let per_word = (32 / SYMBOL_BITS) as usize;
+    let mask = if SYMBOL_BITS == 32 { u32::MAX } else { (1u32 << SYMBOL_BITS) - 1 };
+    let mut way_bits = [0usize; 8];
+    // Symbols are split into PDW equal runs, so each way is a run of bytes.
+    let way_bytes = block.len() / pdw;
+    for (way, part) in block.chunks_exact(way_bytes).enumerate() {
+        let mut bits = 0usize;
+        for chunk in part.chunks_exact(4) {
+            let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            for k in 0..per_word {
+                let value = (word >> ((k as u32 * SYMBOL_BITS) % 32)) & mask;
+                let (code, len) = lookup(k, value);
+                bits += len as usize;
+                emit(code, len);
+            }
+        }
+        way_bits[way] = bits;
+        if way + 1 < pdw {
+            emit(0, (pad8(bits) - bits) as u32);
+        }
+    }
+    way_bits
 }
 
 #[derive(Debug, Clone)]
@@ -280,8 +425,8 @@ pub struct E2mc {
     layout: Layout,
     mfv: usize,
     state: State,
-    /// Per-symbol (bits, length) of the block being compressed, reused.
-    scratch: Vec<(u64, u32)>,
+    /// The ways' bitstream of the block being compressed, reused.
+    scratch: Vec<u8>,
 }
 
 impl E2mc {
@@ -398,45 +543,59 @@ impl E2mc {
         }
     }
 
-    fn encode_block(&mut self, block: &[u8]) -> CompressedBlock {
-        let State::Coding(coder) = &self.state else {
-            return CompressedBlock::uncompressed(block, self.geometry);
-        };
+    /// The encoding and size `compress` stores a block with whose ways hold
+    /// `way_bits` codeword bits each.
+    fn size_from_ways(&self, way_bits: &[usize; 8]) -> BlockSize {
         let layout = self.layout;
-        let positions = coder.codes.len();
-        let mut way_bits = [0usize; 8];
-        self.scratch.clear();
-        for (i, value) in symbols_of(block, self.symbol_bits).enumerate() {
-            let (bits, len) = coder.encode(i % positions, value);
-            way_bits[i / layout.per_way] += len as usize;
-            self.scratch.push((bits, len));
-        }
         let ways = &way_bits[..layout.pdw];
         let data_bits: usize = ways[..layout.pdw - 1].iter().map(|&b| pad8(b)).sum::<usize>() + ways[layout.pdw - 1];
         let total = layout.header_bits + data_bits;
-        if !self.geometry.worth_compressing(total) {
-            return CompressedBlock::uncompressed(block, self.geometry);
+        if self.geometry.worth_compressing(total) {
+            BlockSize { encoding: E2MC_ENCODING, compressed_bits: total }
+        } else {
+            BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
         }
-        let mut writer = BitWriter::with_capacity_bits(total);
+    }
+
+    /// Codes `block` into `out`. The ways are written to a scratch stream
+    /// while they are sized; once the sizes are known (Section III-E's "worth
+    /// it" needs the total, the header the way offsets) the pointers are
+    /// written and the ways' bits appended after them.
+    fn encode_into(&mut self, block: &[u8], out: &mut CompressedBlock) {
+        let State::Coding(coder) = &self.state else {
+            out.set_uncompressed(block, self.geometry);
+            return;
+        };
+        let layout = self.layout;
+        let mut data = BitWriter::reusing(std::mem::take(&mut self.scratch));
+        let way_bits = code_ways(coder, block, layout.pdw, |code, len| data.write(code, len));
+        let (data_bytes, data_bits) = data.finish();
+        let size = self.size_from_ways(&way_bits);
+        debug_assert!(!size.is_compressed() || size.compressed_bits == layout.header_bits + data_bits);
+        if !size.is_compressed() {
+            out.set_uncompressed(block, self.geometry);
+            self.scratch = data_bytes;
+            return;
+        }
+        let mut writer = out.take_writer();
         let mut offset_bits = 0;
-        for &bits in &ways[..layout.pdw - 1] {
+        for &bits in &way_bits[..layout.pdw - 1] {
             offset_bits += pad8(bits);
             // total < block_bits, so every offset fits log2(block_bytes) bits.
             debug_assert!(offset_bits / 8 < 1 << layout.pointer_bits);
             writer.write((offset_bits / 8) as u64, layout.pointer_bits);
         }
-        for (way, run) in self.scratch.chunks(layout.per_way).enumerate() {
-            for &(bits, len) in run {
-                writer.write(bits, len);
-            }
-            if way + 1 < layout.pdw {
-                writer.write(0, (pad8(ways[way]) - ways[way]) as u32);
-            }
+        let mut left = data_bits;
+        for chunk in data_bytes.chunks(8) {
+            let take = left.min(64) as u32;
+            writer.write(load_be(chunk, 0) >> (64 - take), take);
+            left -= take as usize;
         }
-        CompressedBlock::or_uncompressed(E2MC_ENCODING, writer, block, self.geometry)
+        out.set_bits(E2MC_ENCODING, writer, self.geometry);
+        self.scratch = data_bytes;
     }
 
-    fn decode_block(&self, coder: &Coder, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn decode_into(&self, coder: &Coder, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         let layout = self.layout;
         let mut reader = compressed.reader()?;
         // starts[w]: bit offset of way w from the start of the data.
@@ -456,14 +615,27 @@ impl E2mc {
                 )));
             }
         }
-        let payload = &compressed.payload;
-        let mut out = vec![0u8; self.geometry.block_bytes()];
+        // A zero-padded copy, so every peek near the end is an in-bounds load.
+        let mut padded = [0u8; 136];
+        let payload: &[u8] = match padded.get_mut(..compressed.payload.len()) {
+            Some(copy) => {
+                copy.copy_from_slice(&compressed.payload);
+                &padded
+            }
+            None => &compressed.payload,
+        };
+        // 4-bit symbols are OR-ed into their byte.
+        out.fill(0);
+        let (mut first, mut ends) = ([0usize; 8], [0usize; 8]);
         for w in 0..layout.pdw {
-            let last = w + 1 == layout.pdw;
-            let end = if last { data_bits } else { starts[w + 1] };
-            let pos = coder.decode_way(payload, header + starts[w], header + end, layout.way_symbols(w), &mut out)?;
+            first[w] = header + starts[w];
+            ends[w] = header + if w + 1 == layout.pdw { data_bits } else { starts[w + 1] };
+        }
+        // A way's end check, as soon as the way is decoded.
+        let check_way = |w: usize, pos: usize| -> Result<(), CodecError> {
+            let end = ends[w] - header;
             let used = pos - header;
-            if last {
+            if w + 1 == layout.pdw {
                 if used != data_bits {
                     return Err(CodecError::Corrupt(format!("{} unread bits after the last way", data_bits - used)));
                 }
@@ -479,8 +651,21 @@ impl E2mc {
                     return Err(CodecError::Corrupt(format!("non-zero padding after way {w}")));
                 }
             }
+            Ok(())
+        };
+        match coder.decode_ways(payload, first, ends, layout, out) {
+            Ok(positions) => (0..layout.pdw).try_for_each(|w| check_way(w, positions[w])),
+            // A corrupt payload: decode way by way, checking each way's end
+            // before the next, so the error named is the first in stream
+            // order (the lockstep decoder may trip over a later way first).
+            Err(_) => {
+                for w in 0..layout.pdw {
+                    let pos = coder.decode_one_way(payload, first[w], ends[w], w, layout.per_way, out)?;
+                    check_way(w, pos)?;
+                }
+                Err(CodecError::Corrupt("E2MC ways decode one by one but not in lockstep".into()))
+            }
         }
-        Ok(out)
     }
 }
 
@@ -494,19 +679,42 @@ impl Codec for E2mc {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        compress_via_into(self, block)
+    }
+
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
         if let State::Sampling(sampler) = &mut self.state {
             // Section III-B2b: no compression during the sampling phase.
             sampler.feed(block);
-            return Ok(CompressedBlock::uncompressed(block, self.geometry));
+            out.set_uncompressed(block, self.geometry);
+            return Ok(());
         }
-        Ok(self.encode_block(block))
+        self.encode_into(block, out);
+        Ok(())
     }
 
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        if let State::Sampling(sampler) = &mut self.state {
+            sampler.feed(block);
+            return Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() });
+        }
+        match &self.state {
+            State::Coding(coder) => Ok(self.size_from_ways(&code_ways(coder, block, self.layout.pdw, |_, _| ()))),
+            State::Sampling(_) => Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }),
+        }
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match (compressed.encoding, &self.state) {
-            (UNCOMPRESSED, _) => decode_uncompressed(compressed, self.geometry),
-            (E2MC_ENCODING, State::Coding(coder)) => self.decode_block(coder, compressed),
+            (UNCOMPRESSED, _) => decode_uncompressed_into(compressed, self.geometry, out),
+            (E2MC_ENCODING, State::Coding(coder)) => self.decode_into(coder, compressed, out),
             (E2MC_ENCODING, State::Sampling(_)) => {
                 Err(CodecError::Corrupt("E2MC-coded block but the code table is not built yet (sampling)".into()))
             }

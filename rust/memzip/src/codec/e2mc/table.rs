@@ -334,11 +334,20 @@ impl Sampler {
         self.symbols += (block.len() / 4 * per_word) as u64;
         match &mut self.counts {
             Counts::PerPosition(tables) => {
-                for (i, v) in symbols_of(block, bits).enumerate() {
-                    tables[i % per_word][v as usize] += 1;
+                // Word by word, position by position: no division per symbol.
+                let mask = (1u32 << bits) - 1;
+                for chunk in block.chunks_exact(4) {
+                    let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                    for (k, table) in tables.iter_mut().enumerate() {
+                        table[((word >> (k as u32 * bits)) & mask) as usize] += 1;
+                    }
                 }
             }
-            Counts::Dense(counts) => symbols_of(block, bits).for_each(|v| counts[v as usize] += 1),
+            Counts::Dense(counts) => {
+                for chunk in block.chunks_exact(2) {
+                    counts[u16::from_le_bytes([chunk[0], chunk[1]]) as usize] += 1;
+                }
+            }
             Counts::Sparse(counts) => symbols_of(block, bits).for_each(|v| *counts.entry(v).or_insert(0) += 1),
         }
     }

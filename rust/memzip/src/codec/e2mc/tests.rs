@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use super::*;
+use crate::bits::BitWriter;
 use crate::codec::registry::{build, build_str};
 use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
 use proptest::prelude::*;
