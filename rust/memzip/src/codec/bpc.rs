@@ -245,17 +245,42 @@ impl Layout {
     }
 }
 
+/// Transposes a 64 x 64 bit matrix in place: bit `c` of row `r` becomes
+/// bit `r` of row `c` (Hacker's Delight's recursive block swap, 6 rounds).
+/// The bit-plane transform and its inverse are both this transpose.
+fn transpose64(rows: &mut [u64; 64]) {
+    let mut width = 32;
+    let mut mask: u64 = 0x0000_0000_ffff_ffff;
+    while width != 0 {
+        let mut k = 0;
+        while k < 64 {
+            let swapped = ((rows[k] >> width) ^ rows[k + width]) & mask;
+            rows[k] ^= swapped << width;
+            rows[k + width] ^= swapped;
+            k = (k + width + 1) & !width;
+        }
+        width >>= 1;
+        mask ^= mask << width;
+    }
+}
+
 /// The Delta-BitPlane transform (Sec. III): `dbp[k]` has bit `j` set when
 /// bit `k` of delta `j` (two's complement, 33 bits) is set.
 fn delta_bit_planes(block_words: &[u32]) -> [u64; PLANES] {
-    let mut dbp = [0u64; PLANES];
-    for (j, pair) in block_words.windows(2).enumerate() {
-        let delta = pair[1] as i64 - pair[0] as i64;
-        for (k, plane) in dbp.iter_mut().enumerate() {
-            *plane |= ((delta >> k) as u64 & 1) << j;
-        }
+    let mut rows = [0u64; 64];
+    for (row, pair) in rows.iter_mut().zip(block_words.windows(2)) {
+        *row = (pair[1] as i64 - pair[0] as i64) as u64;
     }
-    dbp
+    transpose64(&mut rows);
+    std::array::from_fn(|k| rows[k])
+}
+
+/// The inverse: the 33-bit deltas (sign-extended) from the planes.
+fn deltas_from_planes(dbp: &[u64; PLANES]) -> [i64; 64] {
+    let mut rows = [0u64; 64];
+    rows[..PLANES].copy_from_slice(dbp);
+    transpose64(&mut rows);
+    rows.map(|bits| sign_extend(bits, PLANES as u32))
 }
 
 /// DBX[k] = DBP[k] ^ DBP[k+1], with DBX[32] = DBP[32].
@@ -364,9 +389,9 @@ impl Bpc {
         let mut out = Vec::with_capacity(self.geometry.block_bytes());
         push_word(&mut out, base as u64, WORD_BYTES);
         let mut word = base as i64;
-        for j in 0..self.layout.plane_bits {
-            let bits = dbp.iter().enumerate().fold(0u64, |acc, (k, plane)| acc | ((plane >> j) & 1) << k);
-            word += sign_extend(bits, PLANES as u32);
+        let deltas = deltas_from_planes(&dbp);
+        for (j, delta) in deltas.iter().take(self.layout.plane_bits as usize).enumerate() {
+            word += delta;
             if !(0..=u32::MAX as i64).contains(&word) {
                 return Err(CodecError::Corrupt(format!("delta {j} takes word {} outside 32 bits", j + 1)));
             }
@@ -449,6 +474,20 @@ mod tests {
         assert_eq!(c.encoding, ENCODING_BPC);
         assert!(bit_string(&c).ends_with("0111111"), "{}", bit_string(&c));
         c.compressed_bits - 7
+    }
+
+    #[test]
+    fn planes_are_the_transposed_deltas() {
+        let block_words: Vec<u32> = (0..32u32).map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 7)).collect();
+        let dbp = delta_bit_planes(&block_words);
+        for (j, pair) in block_words.windows(2).enumerate() {
+            let delta = pair[1] as i64 - pair[0] as i64;
+            for (k, plane) in dbp.iter().enumerate() {
+                assert_eq!((plane >> j) & 1, (delta >> k) as u64 & 1, "delta {j}, plane {k}");
+            }
+            assert_eq!(deltas_from_planes(&dbp)[j], delta);
+        }
+        assert!(dbp.iter().all(|plane| plane >> 31 == 0), "only 31 deltas");
     }
 
     #[test]
