@@ -227,7 +227,7 @@ void memzip_options::reg_options(OptionParser *opp) {
                          "memzip: E2MC most frequent values kept (-1: the codec's)",
                          num(d.e2mc_mfv).c_str());
   option_parser_register(opp, "-memzip_e2mc_sampling", OPT_CSTR, &e2mc_sampling,
-                         "memzip: E2MC table: online:<instructions> or offline:<table.json>",
+                         "memzip: E2MC table: online:<instructions>, online:blocks=<N per controller> or offline:<table.json>",
                          m_default_sampling.c_str());
   option_parser_register(opp, "-memzip_adaptive_lambda", OPT_INT32, &adaptive_lambda,
                          "memzip: adaptive selector lambda (-1: the codec's)",
@@ -325,6 +325,8 @@ void memzip_options::print_stats(FILE *fp) const {
   for (memzip_partition *p : state->partitions) {
     if (!p) continue;
     rust::Box<memzip::Stats> st = p->ctrl()->box->stats();
+    unsigned long long dram[5];
+    if (p->dram_counters(dram)) st->set_dram_counters(dram[0], dram[1], dram[2], dram[3], dram[4]);
     total->merge(*st);
     std::string prefix = "memzip_mc[" + std::to_string(p->id()) + "]";
     fputs(std::string(st->to_text(prefix)).c_str(), fp);
@@ -348,7 +350,12 @@ void memzip_options::print_stats(FILE *fp) const {
 // ---------------------------------------------------------------- partition
 
 memzip_partition::memzip_partition(unsigned id, const memory_config *config, gpgpu_sim *gpu)
-    : m_id(id), m_config(config), m_gpu(gpu), m_state(config->m_memzip.state), m_ctrl(nullptr) {
+    : m_id(id),
+      m_config(config),
+      m_gpu(gpu),
+      m_state(config->m_memzip.state),
+      m_ctrl(nullptr),
+      m_dram(nullptr) {
   if (!m_state) memzip_fatal("memzip_options::init was not called before the partitions");
   try {
     m_ctrl = new controller(memzip::new_controller(m_state->options));
@@ -397,6 +404,7 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   std::vector<unsigned char> buf;
   const bool tracing = (bool)m_state->tracer;
   memzip::Access a;
+  const bool sampling = mf->is_write() && c.is_sampling();
   try {
     if (mf->is_write()) {
       buf.resize(m_block_bytes);
@@ -412,6 +420,7 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
+  if (sampling) note_sampling_end();
   if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, addr, buf.data());
   pending p;
   p.nbytes = a.dram_bytes + a.metadata_dram_bytes;
@@ -430,6 +439,7 @@ unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
 }
 
 mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
+  m_dram = dram;
   // Intake: a reply that needs decompression, or any reply while older ones
   // are still held (keeps returns in order), enters the delay queue.
   mem_fetch *mf = dram->return_queue_top();
@@ -452,6 +462,30 @@ mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
   return m_held.front().ready_cycle <= now() ? m_held.front().mf : nullptr;
 }
 
+// A block window (-memzip_e2mc_sampling online:blocks=N) ends inside the
+// controller: say when, as the instruction window does.
+void memzip_partition::note_sampling_end() const {
+  if (m_ctrl->box->is_sampling()) return;
+  printf("GPGPU-Sim memzip: controller %u ended sampling at cycle %llu (codec %s)\n", m_id, now(),
+         std::string(m_ctrl->box->codec_name()).c_str());
+}
+
+bool memzip_partition::dram_counters(unsigned long long counters[5]) const {
+  if (!m_dram) return false;
+  counters[0] = m_dram->n_cmd;
+  counters[1] = m_dram->bwutil;
+  counters[2] = m_dram->n_act;
+#ifdef MEMZIP_GPGPUSIM_V3
+  counters[3] = m_dram->n_rd;
+  counters[4] = m_dram->n_wr;
+#else
+  // dev splits reads for write-allocate fills and write-backs into own counters.
+  counters[3] = m_dram->n_rd + m_dram->n_rd_L2_A;
+  counters[4] = m_dram->n_wr + m_dram->n_wr_WB;
+#endif
+  return true;
+}
+
 void memzip_partition::return_queue_pop(dram_t *dram) {
   if (m_held.empty()) {
     dram->return_queue_pop();
@@ -461,11 +495,13 @@ void memzip_partition::return_queue_pop(dram_t *dram) {
 }
 
 void memzip_partition::copy_block(unsigned long long block_addr, const unsigned char *data) {
+  const bool sampling = m_ctrl->box->is_sampling();
   try {
     m_ctrl->box->copy_block(local_addr(block_addr), bytes(data, m_block_bytes));
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
+  if (sampling) note_sampling_end();
   if (m_state->tracer) m_state->record(now(), 2, m_id, block_addr, data);
 }
 

@@ -98,6 +98,11 @@ class memzip_partition {
   // Host-to-device copy of the block at global address block_addr.
   void copy_block(unsigned long long block_addr, const unsigned char *data);
   unsigned id() const { return m_id; }
+  // The simulator's own counters of this channel's DRAM (cumulative): DRAM
+  // cycles, data-bus busy cycles, activations, read and write column
+  // commands. False before the channel's first DRAM cycle. (dram_t makes
+  // memzip_partition a friend in the hooks patch.)
+  bool dram_counters(unsigned long long counters[5]) const;
 
   struct controller;  // rust::Box<memzip::Controller> (.cc)
   controller *ctrl() const { return m_ctrl; }
@@ -107,6 +112,7 @@ class memzip_partition {
   // memzip latencies (memory-controller cycles) -> core cycles.
   unsigned core_cycles(unsigned latency_cycles) const;
   unsigned long long local_addr(unsigned long long block_addr) const;
+  void note_sampling_end() const;
   void read_block(unsigned long long block_addr, unsigned char *buf) const;
 
   struct pending {
@@ -127,6 +133,7 @@ class memzip_partition {
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
   std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
+  const dram_t *m_dram;     // this partition's DRAM, seen on its first cycle
 };
 
 // gpgpu_t::memcpy_to_gpu, after the functional copy: compress every block

@@ -38,7 +38,7 @@ pub mod ffi {
         pub decomp_latency: i32,
         pub e2mc_pdw: i32,
         pub e2mc_mfv: i32,
-        /// `online:<instructions>` or `offline:<table.json>`.
+        /// `online:<instructions>`, `online:blocks=<N>` or `offline:<table.json>`.
         pub e2mc_sampling: String,
         pub adaptive_lambda: i32,
         /// Comma- or plus-separated codec names.
@@ -100,12 +100,18 @@ pub mod ffi {
         /// Simulated instructions after which E2MC's online sampling ends (0: never samples).
         fn sampling_instructions(self: &Controller) -> u64;
         fn end_sampling(self: &mut Controller) -> Result<()>;
+        /// The online sampling phase is still running.
+        fn is_sampling(self: &Controller) -> bool;
         fn block_bytes(self: &Controller) -> u32;
         fn codec_name(self: &Controller) -> String;
         fn stats(self: &Controller) -> Box<Stats>;
 
         fn new_stats() -> Box<Stats>;
         fn merge(self: &mut Stats, other: &Stats);
+        /// The simulator's own DRAM counters of this channel at kernel end
+        /// (cumulative): DRAM cycles, data-bus busy cycles, activations,
+        /// read and write column commands.
+        fn set_dram_counters(self: &mut Stats, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64);
         fn to_json(self: &Stats) -> String;
         /// `prefix_key = value` lines for the simulator log.
         fn to_text(self: &Stats, prefix: &str) -> String;
@@ -232,6 +238,10 @@ impl Controller {
         self.sampling_instructions
     }
 
+    fn is_sampling(&self) -> bool {
+        self.inner.is_sampling()
+    }
+
     fn end_sampling(&mut self) -> Result<(), String> {
         guard("end_sampling", || {
             self.sampling_instructions = 0;
@@ -262,6 +272,10 @@ fn new_stats() -> Box<Stats> {
 impl Stats {
     fn merge(&mut self, other: &Stats) {
         self.0.merge(&other.0);
+    }
+
+    fn set_dram_counters(&mut self, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64) {
+        self.0.dram_device = mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands };
     }
 
     fn to_json(&self) -> String {

@@ -43,6 +43,24 @@ use crate::codec::{Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
+/// When the codec's online sampling phase ends (E2MC learns its symbol
+/// probabilities from the first part of a run, paper 000 §III-B2, storing the
+/// blocks of that phase raw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SamplingWindow {
+    /// Nothing samples online.
+    #[default]
+    None,
+    /// The caller ends it with [`MemoryController::end_sampling`] (the
+    /// simulator does after `online:<instructions>` simulated instructions,
+    /// paper 000's window).
+    External,
+    /// The controller ends it itself once it has stored this many blocks
+    /// (write-backs and host-to-device copies): `online:blocks=N`, a window
+    /// that covers the same traffic whatever the instruction count.
+    Blocks(u64),
+}
+
 /// Controller options beyond the codec itself (the `-memzip_*` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McOptions {
@@ -55,6 +73,8 @@ pub struct McOptions {
     /// Decompress every compressed block and compare (`-memzip_verify`).
     pub verify: bool,
     pub mdc: MdcConfig,
+    /// The codec's online sampling phase, if it has one.
+    pub sampling: SamplingWindow,
 }
 
 impl Default for McOptions {
@@ -65,6 +85,7 @@ impl Default for McOptions {
             mdc_latency: 1,
             verify: false,
             mdc: MdcConfig::default(),
+            sampling: SamplingWindow::None,
         }
     }
 }
@@ -179,6 +200,8 @@ pub struct MemoryController {
     /// Metadata of every block written or copied, by block number.
     blocks: HashMap<u64, StoredBlock>,
     stats: McStats,
+    /// The online sampling phase has not ended yet.
+    sampling_open: bool,
 }
 
 impl fmt::Debug for MemoryController {
@@ -230,6 +253,7 @@ impl MemoryController {
             mdc,
             blocks: HashMap::new(),
             stats,
+            sampling_open: options.sampling != SamplingWindow::None,
         })
     }
 
@@ -280,6 +304,7 @@ impl MemoryController {
         let compressed = self.compress_checked(addr, bytes)?;
         let metadata = self.metadata_access(addr, MdcAccess::Write);
         self.store(addr, &compressed);
+        self.count_sampled(&compressed)?;
         let name = self.encoding_name(compressed.encoding).to_string();
         let stats = &mut self.stats;
         stats.writes.record(&compressed, &name, self.geometry.block_bytes());
@@ -325,6 +350,7 @@ impl MemoryController {
         let addr = self.block_addr(addr);
         let compressed = self.compress_checked(addr, bytes)?;
         self.store(addr, &compressed);
+        self.count_sampled(&compressed)?;
         let name = self.encoding_name(compressed.encoding).to_string();
         let stats = &mut self.stats;
         stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
@@ -339,7 +365,27 @@ impl MemoryController {
             .end_sampling()
             .map_err(|source| McError::EndSampling { codec: self.codec.name().to_string(), source })?;
         self.stats.sampling_ends += 1;
+        self.sampling_open = false;
         Ok(())
+    }
+
+    /// Whether the online sampling phase is still running.
+    pub fn is_sampling(&self) -> bool {
+        self.sampling_open
+    }
+
+    /// Counts a block stored during the sampling phase and ends a block
+    /// window once it is full (the block that fills it is still sampled).
+    fn count_sampled(&mut self, stored: &CompressedBlock) -> Result<(), McError> {
+        if !self.sampling_open {
+            return Ok(());
+        }
+        self.stats.sampling_blocks += 1;
+        self.stats.sampling_raw_blocks += !stored.is_compressed() as u64;
+        match self.options.sampling {
+            SamplingWindow::Blocks(window) if self.stats.sampling_blocks >= window => self.end_sampling(),
+            _ => Ok(()),
+        }
     }
 
     /// Statistics so far.
@@ -849,6 +895,55 @@ mod tests {
         assert!(err.to_string().contains("zero_test") && err.to_string().contains("already ended"), "{err}");
         let mut none = MemoryController::new(&CodecSpec::new("none", Geometry::default()), McOptions::default()).unwrap();
         assert!(none.end_sampling().is_ok(), "codecs that do not sample ignore it");
+    }
+
+    /// Small integers: what E2MC16 compresses once it has a table.
+    fn small_ints(seed: u32) -> Vec<u8> {
+        (0..32u32).flat_map(|i| ((i * 7 + seed) % 50).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_block_window_ends_sampling_after_that_many_stored_blocks() {
+        let spec = CodecSpec::new("e2mc16", Geometry::default());
+        let options = McOptions { sampling: SamplingWindow::Blocks(4), ..Default::default() };
+        let mut mc = MemoryController::new(&spec, options).unwrap();
+        assert!(mc.is_sampling());
+        // Copies and write-backs both fill the window; each sampled block is raw.
+        mc.memcpy_block(0, &small_ints(0)).unwrap();
+        for i in 1..4u32 {
+            let w = mc.write_block(128 * i as u64, &small_ints(i)).unwrap();
+            assert_eq!(w.encoding, UNCOMPRESSED, "block {i} is sampled, stored raw");
+        }
+        assert!(!mc.is_sampling(), "the 4th block closed the window");
+        let stats = mc.stats();
+        assert_eq!((stats.sampling_ends, stats.sampling_blocks, stats.sampling_raw_blocks), (1, 4, 4));
+        let after = mc.write_block(128 * 4, &small_ints(9)).unwrap();
+        assert_ne!(after.encoding, UNCOMPRESSED, "after the window E2MC compresses with its table");
+        let stats = mc.stats();
+        assert_eq!(stats.sampling_blocks, 4, "blocks after the window are not counted");
+        assert_eq!(stats.sampling_raw_share(), Some(4.0 / 5.0));
+        let json: serde_json::Value = serde_json::from_str(&stats.to_json()).unwrap();
+        assert_eq!(json["sampling_raw_blocks"], 4);
+    }
+
+    #[test]
+    fn an_external_window_counts_until_the_caller_ends_it() {
+        let spec = CodecSpec::new("e2mc16", Geometry::default());
+        let options = McOptions { sampling: SamplingWindow::External, ..Default::default() };
+        let mut mc = MemoryController::new(&spec, options).unwrap();
+        for i in 0..10u32 {
+            mc.write_block(128 * i as u64, &small_ints(i)).unwrap();
+        }
+        assert!(mc.is_sampling(), "only the caller ends an external window");
+        mc.end_sampling().unwrap();
+        mc.write_block(0, &small_ints(3)).unwrap();
+        let stats = mc.stats();
+        assert_eq!((stats.sampling_blocks, stats.sampling_raw_blocks, stats.writes.blocks), (10, 10, 11));
+        // Without a window nothing is counted.
+        let mut plain = MemoryController::new(&CodecSpec::new("mag_bdi", Geometry::default()), McOptions::default()).unwrap();
+        plain.write_block(0, &small_ints(1)).unwrap();
+        assert_eq!(plain.stats().sampling_blocks, 0);
+        assert!(!plain.is_sampling());
     }
 
     fn workload(mc: &mut MemoryController, seed: u64) {
