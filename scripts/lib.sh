@@ -92,6 +92,28 @@ gpgpusim_paths() {
     GPGPUSIM_SRC="$GPGPUSIM_DIR/src"
 }
 
+# gpgpusim_checkout_pointer: the file naming this checkout's library snapshot
+# of the simulator (see setup-gpgpusim.sh, "snapshot"). Needs gpgpusim_paths.
+gpgpusim_checkout_pointer() {
+    echo "$GPGPUSIM_DIR/checkouts/$(printf '%s' "$MEMZIP_ROOT" | sha256sum | cut -c1-16)"
+}
+
+# gpgpusim_run_libdir: the simulator library folder runs of this checkout
+# load: its own snapshot when it built one, else the shared build folder.
+# Needs gpgpusim_env.
+gpgpusim_run_libdir() {
+    local pointer snapshot
+    pointer=$(gpgpusim_checkout_pointer)
+    if [[ -f "$pointer" ]]; then
+        snapshot=$(sed -n 1p "$pointer")
+        if [[ -f "$snapshot/libcudart.so" ]]; then
+            echo "$snapshot"
+            return
+        fi
+    fi
+    echo "$GPGPUSIM_LIBDIR"
+}
+
 # gpgpusim_env: source the simulator's setup_environment in THIS shell (its
 # exports only count in the shell that sourced it; make and the simulated
 # program both need them). Needs gpgpusim_paths. Sets GPGPUSIM_LIBDIR, the

@@ -26,13 +26,13 @@ step "run-in-sim: environment"
 [[ -f gpgpusim.config ]] || die "no gpgpusim.config in $(pwd)"
 gpgpusim_paths "$version"
 gpgpusim_env
-[[ -f "$GPGPUSIM_LIBDIR/libcudart.so" ]] ||
-    die "simulator not built ($GPGPUSIM_LIBDIR/libcudart.so missing): run scripts/build-sim.sh"
-# setup_environment prepends it already; make sure it stays first.
-case "${LD_LIBRARY_PATH:-}" in
-    "$GPGPUSIM_LIBDIR" | "$GPGPUSIM_LIBDIR":*) ;;
-    *) export LD_LIBRARY_PATH="$GPGPUSIM_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
-esac
+# This checkout's snapshot of the simulator library (scripts/setup-gpgpusim.sh):
+# another checkout rebuilding the shared tree cannot swap it under this run.
+libdir=$(gpgpusim_run_libdir)
+[[ -f "$libdir/libcudart.so" ]] ||
+    die "simulator not built ($libdir/libcudart.so missing): run scripts/build-sim.sh"
+# setup_environment prepends the shared build folder; ours goes first.
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 step "run-in-sim: $*"
 exec "$@"

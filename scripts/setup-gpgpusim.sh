@@ -264,5 +264,39 @@ syms=$(nm -D --defined-only "$lib") || die "nm -D $lib failed"
 grep -q ' __cudaLaunchKernel$' <<<"$syms" ||
     die "$lib lacks __cudaLaunchKernel (is the 0001 patch applied?)"
 echo "$libdir" >"$GPGPUSIM_DIR/libdir"
+
+# Checkouts sharing this cache (the main checkout, a CI clone, a worktree)
+# each link their own memzip into the same tree, and make relinks
+# lib/.../libcudart.so in place: the last build would win for everyone. So
+# every build also keeps a snapshot of its library folder named by content
+# (libs/<hash>, made under a temporary name and renamed: complete or absent),
+# and records it as this checkout's (checkouts/<hash of the checkout path>).
+# run-in-sim.sh loads the checkout's snapshot: a run never loads another
+# checkout's memzip, and a rebuild never changes a library a run has loaded.
+step "snapshot the library for this checkout"
+snapshot="$GPGPUSIM_DIR/libs/$(sha256sum "$lib" | cut -c1-16)"
+if [[ ! -d "$snapshot" ]]; then
+    mkdir -p "$GPGPUSIM_DIR/libs"
+    tmp=$(mktemp -d "$GPGPUSIM_DIR/libs/.tmp.XXXXXX")
+    cp -a "$libdir"/. "$tmp"/ || die "copying $libdir failed"
+    mv -T "$tmp" "$snapshot" 2>/dev/null || rm -rf "$tmp"
+fi
+pointer=$(gpgpusim_checkout_pointer)
+mkdir -p "$(dirname "$pointer")"
+printf '%s\n%s\n' "$snapshot" "$MEMZIP_ROOT" >"$pointer.tmp" && mv -f "$pointer.tmp" "$pointer"
+# Forget checkouts that are gone (e.g. finished CI clones), then snapshots no
+# checkout names that are over an hour old (a loaded library stays mapped
+# after its file is removed, so even a running simulation is unaffected).
+for f in "$GPGPUSIM_DIR"/checkouts/*; do
+    [[ -f "$f" ]] || continue
+    [[ -d "$(sed -n 2p "$f")" ]] || rm -f "$f"
+done
+for d in "$GPGPUSIM_DIR"/libs/*; do
+    [[ -d "$d" ]] || continue
+    grep -qxF "$d" "$GPGPUSIM_DIR"/checkouts/* 2>/dev/null && continue
+    [[ -n "$(find "$d" -maxdepth 0 -mmin +60)" ]] && rm -rf "$d"
+done
+log "this checkout runs $snapshot"
+
 step "gpgpu-sim $GPGPUSIM_TAG ready"
-echo "$lib"
+echo "$snapshot/libcudart.so"

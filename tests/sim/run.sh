@@ -165,6 +165,14 @@ PY
         python3 -c "import sys; sys.exit(0 if 0 < $util < 1 and abs($util - $from_log) < 1e-3 else 1)"
 fi
 
+# Runs load this checkout's snapshot of the simulator library, not the shared
+# build folder another checkout may relink (scripts/setup-gpgpusim.sh).
+mkdir -p "$work/libcheck" && cp "$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32/gpgpusim.config" "$work/libcheck/"
+first_libdir=$(cd "$work/libcheck" && bash "$MEMZIP_ROOT/scripts/run-in-sim.sh" sh -c 'echo "${LD_LIBRARY_PATH%%:*}"')
+snapshot=$(sed -n 1p "$(gpgpusim_checkout_pointer)")
+verdict "runs-load-the-checkouts-library" "first library folder $first_libdir, this checkout's snapshot $snapshot" \
+    test "$first_libdir" == "$snapshot" -a "$first_libdir" != "$(cat "$GPGPUSIM_DIR/libdir")"
+
 # Real benchmarks: tests/bench/run.sh.
 
 echo "$passed passed, $failed failed"

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Writes the study's sweep specs (benchmarks/sweeps/*.json) from the lists below.
+
+    python3 benchmarks/sweeps/make_specs.py     # rewrites the specs next to this file
+
+The specs are committed; edit a list here and rerun rather than editing the JSON by hand, so the
+specs stay consistent (the same benchmarks, the same option lines). What each spec reproduces,
+the DRAM-atom arithmetic of the MAG sweep and the commands: README.md next to this file.
+
+Run ids are `<name>-<preset>-<codec>` (rust/memzip-cli/src/sweep.rs), where `<codec>` is the codec
+string with `:`, `=`, `,`, `+` turned into `_`. Variants that only a codec knob can tell apart
+(E2MC sampling, PDW, MFV, MAG-aware BDI's bases) are written as codec knobs
+(`e2mc16:sampling=offline,pdw=2`): their run ids differ and `memzip report`, which keys its series
+by run.json's codec, draws them as separate series. The simulator flags override the same knobs
+(rust/memzip-ffi/src/options.rs), so `-memzip_e2mc_sampling offline:auto` still decides where the
+table comes from. Variants that change controller or DRAM options (metadata cache, latencies)
+get an entry `name` of `<benchmark>.<variant>`, so their ids say what they vary.
+"""
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PRESET = "study"
+VERIFY = "-memzip_verify 1"
+
+# Every benchmark of the study: the papers' (paper 000 Table VII, paper 002 Table V) that memzip
+# has, plus the other Rodinia programs memzip runs. MARS PVC/PVR have no public source.
+STUDY = [
+    "rodinia/backprop", "rodinia/bfs", "rodinia/gaussian", "rodinia/heartwall", "rodinia/hotspot",
+    "rodinia/kmeans", "rodinia/lud", "rodinia/mummergpu", "rodinia/nw", "rodinia/pathfinder",
+    "rodinia/srad_v2",
+    "lonestar/bfs", "lonestar/mst", "lonestar/sssp",
+    "cuda-samples/convolutionSeparable", "cuda-samples/fastWalshTransform", "cuda-samples/scan",
+    "cuda-samples/transpose",
+    "shoc/spmv",
+    "ispass-2009/LIB", "ispass-2009/MUM",
+    "parboil/lbm", "parboil/spmv",
+]
+
+# PROVISIONAL memory-bound set for the sensitivity sweeps: the benchmarks of paper 002 Table V
+# (which the paper calls memory-bound) that memzip has; PVR (MARS) is missing. The lead confirms
+# or replaces them from the study's measured DRAM bandwidth utilisation (memzip table, DRAM util).
+MEMORY_BOUND = [
+    "cuda-samples/transpose", "cuda-samples/scan", "cuda-samples/fastWalshTransform",
+    "rodinia/backprop", "rodinia/bfs", "rodinia/heartwall",
+    "lonestar/bfs", "lonestar/sssp", "lonestar/mst",
+    "parboil/lbm",
+]
+
+# The one benchmark of the latency sweep (paper 000 Fig. 5): provisional as above.
+LATENCY_BENCHMARK = "cuda-samples/transpose"
+
+# E2MC's online window: each controller samples its first N stored blocks (write-backs and
+# host-to-device copies), stored uncompressed meanwhile. Paper 000 samples the first 20M
+# instructions GPU-wide (§III-B2b, Fig. 4b) and gives no share of the traffic, so the window
+# cannot be translated; 2048 blocks = 256 KB per controller, 1.5 MB over the 6 controllers
+# (2x the 768 KB L2). README.md discusses the choice.
+ONLINE = "-memzip_e2mc_sampling online:blocks=2048"
+OFFLINE = "-memzip_e2mc_sampling offline:auto"
+
+E2MC16_ONLINE = "e2mc16:sampling=online"
+E2MC16_OFFLINE = "e2mc16:sampling=offline"
+
+# Default latencies (DRAM-controller cycles at 1002 MHz, design.md; rust/memzip/src/codec/*.rs):
+# E2MC16 compresses in 46 and decompresses in ceil(82 / PDW) = 21 at the default PDW 4;
+# MAG-aware BDI 1 / 1.
+LATENCY_DEFAULTS = {E2MC16_OFFLINE: (46, 21), "mag_bdi": (1, 1)}
+
+# DRAM atom = MAG (README.md "MAG sweep: the DRAM atom"). 32 B is the GTX580-MAG32 config as is.
+DRAM_FOR_MAG = {
+    16: [
+        "-gpgpu_n_mem_per_ctrlr 1",
+        "-gpgpu_dram_buswidth 2",
+        "-gpgpu_dram_burst_length 8",
+        "-dram_data_command_freq_ratio 4",
+        "-gpgpu_clock_domains 822.0:822.0:822.0:4008.0",
+        "-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=24:RCD=48:RAS=112:RP=48:RC=160:CL=48:WL=16:CDLR=20:WR=48:nbkgrp=4:CCDL=3:RTPL=2",
+        "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCCCSSSS",
+    ],
+    32: [],
+    64: [
+        "-gpgpu_n_mem_per_ctrlr 2",
+        "-gpgpu_dram_buswidth 4",
+        "-gpgpu_dram_burst_length 8",
+        "-dram_data_command_freq_ratio 4",
+        "-gpgpu_clock_domains 822.0:822.0:822.0:1002.0",
+        "-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2",
+        "-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS",
+    ],
+}
+
+
+def entry(benchmark, codecs, options, name=None):
+    e = {"benchmark": benchmark, "presets": [PRESET], "codecs": codecs, "option_sets": [options]}
+    if name:
+        e["name"] = name
+    return e
+
+
+def id_prefix(benchmark):
+    return benchmark.replace("/", "-")
+
+
+def study():
+    runs = []
+    for b in STUDY:
+        # The none run also writes the block trace for `memzip analyze` (every codec's CR).
+        runs.append(entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]))
+        runs.append(entry(b, ["bdi", "mag_bdi", "fpc", "cpack_z", "adaptive"], [VERIFY]))
+        runs.append(entry(b, [E2MC16_ONLINE], [VERIFY, ONLINE]))
+        runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE]))
+    return runs
+
+
+def sens_mag(mag):
+    options = [VERIFY] + DRAM_FOR_MAG[mag] + ([f"-memzip_mag_bytes {mag}"] if mag != 32 else [])
+    return [entry(b, ["none", "bdi", "mag_bdi"], options) for b in MEMORY_BOUND]
+
+
+def sens_pdw():
+    runs = []
+    for b in MEMORY_BOUND:
+        runs.append(entry(b, ["none"], [VERIFY]))
+        # Paper 000 Fig. 10 (CR) and Fig. 12b (speedup): offline probabilities, PDW 1..8.
+        runs.append(entry(b, [f"{E2MC16_OFFLINE},pdw={p}" for p in (1, 2, 4, 8)], [VERIFY, OFFLINE]))
+        # Fig. 12c: online sampling, PDW 1..8.
+        runs.append(entry(b, [f"{E2MC16_ONLINE},pdw={p}" for p in (1, 2, 4, 8)], [VERIFY, ONLINE]))
+        # Fig. 4a: MFV table sizes (online only: an offline table fixes its MFVs); 1K = pdw=4 above.
+        runs.append(entry(b, [f"{E2MC16_ONLINE},mfv={m}" for m in (512, 2048, 4096)], [VERIFY, ONLINE]))
+    return runs
+
+
+def sens_mdc():
+    runs = []
+    for b in MEMORY_BOUND:
+        runs.append(entry(b, ["none"], [VERIFY]))
+        for kb in (4, 8, 16, 32):
+            runs.append(entry(b, ["mag_bdi"], [VERIFY, f"-memzip_mdc_bytes {kb * 1024}"],
+                              name=f"{id_prefix(b)}.mdc{kb}k"))
+    return runs
+
+
+def sens_latency():
+    b = LATENCY_BENCHMARK
+    runs = [entry(b, ["none"], [VERIFY])]
+    for codec, (comp, decomp) in LATENCY_DEFAULTS.items():
+        extra = [OFFLINE] if "e2mc" in codec else []
+        variants = {
+            "lat1x": [],
+            "comp0x": ["-memzip_comp_latency 0"],
+            "comp2x": [f"-memzip_comp_latency {2 * comp}"],
+            "decomp0x": ["-memzip_decomp_latency 0"],
+            "decomp2x": [f"-memzip_decomp_latency {2 * decomp}"],
+            "lat0x": ["-memzip_comp_latency 0", "-memzip_decomp_latency 0"],
+            "lat2x": [f"-memzip_comp_latency {2 * comp}", f"-memzip_decomp_latency {2 * decomp}"],
+        }
+        for variant, lines in variants.items():
+            runs.append(entry(b, [codec], [VERIFY] + extra + lines, name=f"{id_prefix(b)}.{variant}"))
+    return runs
+
+
+def sens_bases():
+    return [entry(b, ["none", "mag_bdi", "mag_bdi:bases=8+4+2"], [VERIFY]) for b in MEMORY_BOUND]
+
+
+def write(name, runs):
+    # One entry per line, like readme-tiny.json: short diffs when a list changes.
+    text = '{"runs": [\n' + ",\n".join("  " + json.dumps(r) for r in runs) + "\n]}\n"
+    (HERE / name).write_text(text)
+
+
+def main():
+    write("study.json", study())
+    for mag in (16, 32, 64):
+        write(f"sens-mag{mag}.json", sens_mag(mag))
+    write("sens-pdw.json", sens_pdw())
+    write("sens-mdc.json", sens_mdc())
+    write("sens-latency.json", sens_latency())
+    write("sens-bases.json", sens_bases())
+
+
+if __name__ == "__main__":
+    main()
