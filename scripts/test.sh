@@ -2,6 +2,8 @@
 # The one test command (README, CI): every test memzip has.
 #  1. Rust: codecs, memory-controller model, trace format, FFI bridge.
 #  2. C++: the bridge objects driven from C++ without the simulator.
+#     Python: the memzip package (rust/memzip-py) built with pip in a venv,
+#     its pytest tests against the CLI (one SKIP line without PyPI).
 #     Slurm: `memzip sweep --slurm` on a single-node Slurm the test starts
 #     (installed with apt when missing; one SKIP line where it cannot run).
 #  3. Simulator: our CUDA programs under gpgpu-sim with memzip, when a
@@ -18,6 +20,9 @@ cargo test --workspace --locked
 
 echo "== C++ bridge test"
 bash tests/cpp/run.sh
+
+echo "== Python tests"
+bash tests/python/run.sh
 
 echo "== Slurm test (memzip sweep --slurm on a local single-node Slurm)"
 bash tests/slurm/run.sh

@@ -1,0 +1,63 @@
+//! `memzip.load_runs`: simulator run directories (`stats.json`, `sim.log`,
+//! `run.json`) as the rows of `memzip table` (memzip_cli::table), with the
+//! directories found as `memzip report` finds them (memzip_cli::report).
+
+use std::path::PathBuf;
+
+use memzip_cli::{report, table};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::{guard, os_error, value_error};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load_run_rows, m)?)?;
+    Ok(())
+}
+
+/// The run directories a path stands for: itself when it holds
+/// `stats.json`, else the run directories directly inside it.
+fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
+    if path.join("stats.json").is_file() {
+        return Ok(vec![path]);
+    }
+    std::fs::read_dir(&path).map_err(|e| os_error(&e, format!("{}: {e}", path.display())))?;
+    report::run_dirs(&path).map_err(value_error)
+}
+
+/// One dict per run: the columns of ``memzip table --csv`` plus
+/// ``stats_codec``; speedup and DRAM traffic relative to the ``none`` run of
+/// the same program.
+#[pyfunction]
+fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    guard(|| {
+        let mut dirs = Vec::new();
+        for path in paths {
+            dirs.extend(run_dirs(path)?);
+        }
+        let rows = table::load_rows(&dirs).map_err(value_error)?;
+        rows.iter()
+            .map(|row| {
+                let run = &row.run;
+                let dict = PyDict::new(py);
+                dict.set_item("program", &run.program)?;
+                dict.set_item("run", &run.label)?;
+                dict.set_item("dir", &run.dir)?;
+                dict.set_item("stats_codec", &run.stats_codec)?;
+                dict.set_item("cycles", run.cycles)?;
+                dict.set_item("speedup", row.speedup)?;
+                dict.set_item("dram_bytes", run.dram_bytes)?;
+                dict.set_item("dram_percent_of_none", row.dram_percent_of_none)?;
+                dict.set_item("raw_cr", run.raw_cr)?;
+                dict.set_item("effective_cr", run.effective_cr)?;
+                dict.set_item("mdc_hit_rate", run.mdc_hit_rate)?;
+                dict.set_item("dram_utilization", run.dram_utilization)?;
+                dict.set_item("verify_checked", run.verify_checked)?;
+                dict.set_item("verify_failures", run.verify_failures)?;
+                dict.set_item("output_ok", run.output_ok)?;
+                dict.set_item("wall_seconds", run.wall_seconds)?;
+                Ok(dict)
+            })
+            .collect()
+    })
+}

@@ -1,0 +1,126 @@
+"""`memzip.analyze` and `memzip.load_runs` equal the CLI's `analyze --json`
+and `table --csv`, with the right exceptions for bad input."""
+
+import csv
+import io
+import math
+from pathlib import Path
+
+import pytest
+
+import memzip
+from conftest import REPO, SAMPLE_BLOCKS, cli_error
+
+RUNS = REPO / "rust" / "memzip-cli" / "tests" / "fixtures" / "runs"
+CODECS = "bdi,mag_bdi:bases=8+4+2,adaptive:lambda=6,candidates=fpc+bdi,e2mc16:pdw=4,mfv=512"
+
+
+def test_analyze_frame_equals_the_cli_json(cli, trace_path):
+    pandas = pytest.importorskip("pandas")
+    code, out, err = cli(
+        "analyze", trace_path, "--codecs", CODECS, "--json", "-", "--no-shannon",
+        "--e2mc-sample-blocks", SAMPLE_BLOCKS, "--verify",
+    )
+    assert code == 0, err
+    import json
+
+    expected = json.loads(out)["traces"][0]
+    frame = memzip.analyze(trace_path, codecs=CODECS, sample_blocks=SAMPLE_BLOCKS, verify=True)
+    assert isinstance(frame, pandas.DataFrame)
+    assert frame["codec"].tolist() == [
+        "bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc+bdi", "e2mc16:pdw=4,mfv=512",
+    ]
+    for row, result in zip(frame.to_dict("records"), expected["codecs"]):
+        assert row["trace"] == str(trace_path) and row["mag"] == 32
+        assert row["records_write"] == expected["records"]["write"]
+        for key, value in result.items():
+            assert row[key] == value or (value is None and row[key] is None), key
+        assert row["verified_blocks"] == expected["blocks"]
+    # The same list as separate specs, and the raw report.
+    specs = ["bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc+bdi", "e2mc16:pdw=4,mfv=512"]
+    rows = memzip.analyze([trace_path], codecs=specs, sample_blocks=SAMPLE_BLOCKS, as_frame=False)
+    assert [r["compressed_bits"] for r in rows] == frame["compressed_bits"].tolist()
+    report = memzip.analyze_report(trace_path, codecs="bdi", shannon_bits=[8])
+    shannon = report["traces"][0]["shannon"]
+    assert [b["symbol_bits"] for b in shannon] == [8] and shannon[0]["entropy_bits"] > 0
+
+
+def test_analyze_default_is_every_codec(trace_path):
+    rows = memzip.analyze(trace_path, as_frame=False)
+    assert [r["codec"] for r in rows] == memzip.codec_names()
+
+
+def test_analyze_bad_options_raise_value_error(cli, trace_path):
+    for codecs in ["zip", "bdi:oops"]:
+        with pytest.raises(ValueError) as raised:
+            memzip.analyze(trace_path, codecs=codecs)
+        assert str(raised.value) == cli_error(cli("analyze", trace_path, "--codecs", codecs, "--no-shannon"))
+    with pytest.raises(ValueError) as raised:
+        memzip.analyze(trace_path, codecs="bdi", mag_bytes=48)
+    assert str(raised.value) == cli_error(cli("analyze", trace_path, "--codecs", "bdi", "--mag-bytes", 48, "--no-shannon"))
+    with pytest.raises(ValueError, match="nothing to analyse"):
+        memzip.analyze(trace_path, codecs=[])
+    with pytest.raises(ValueError):
+        memzip.analyze_report(trace_path, codecs="bdi", shannon_bits=[5])
+
+
+def csv_value(text):
+    if text == "":
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def test_load_runs_equals_the_cli_table(cli):
+    dirs = sorted(str(p) for p in RUNS.iterdir())
+    code, out, err = cli("table", "--csv", *dirs)
+    assert code == 0, err
+    expected = list(csv.DictReader(io.StringIO(out)))
+    rows = memzip.load_runs(RUNS, as_frame=False)
+    assert len(rows) == len(expected) == 6
+    for row, want in zip(rows, expected):
+        for key, text in want.items():
+            got = row[key]
+            if key in ("program", "run", "dir"):
+                assert (got or "") == text, key
+                continue
+            value = csv_value(text)
+            if isinstance(value, float):
+                assert math.isclose(got, value), key
+            else:
+                assert got == value, key
+
+
+def test_load_runs_frame_and_single_directories():
+    pandas = pytest.importorskip("pandas")
+    frame = memzip.load_runs(RUNS)
+    assert isinstance(frame, pandas.DataFrame)
+    vecadd = frame[frame["program"] == "vecadd"].set_index("stats_codec")
+    assert vecadd.loc["none", "speedup"] == 1.0
+    assert vecadd.loc["bdi", "speedup"] > 1.0
+    one = memzip.load_runs([RUNS / "vecadd-none", RUNS / "vecadd-bdi"], as_frame=False)
+    assert [r["run"] for r in one] == ["none", "bdi"]
+
+
+def test_load_runs_bad_input(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing"):
+        memzip.load_runs(tmp_path / "missing")
+    with pytest.raises(ValueError, match="no run directories"):
+        memzip.load_runs(tmp_path)
+    run = tmp_path / "broken"
+    run.mkdir()
+    (run / "stats.json").write_text("{ not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        memzip.load_runs(run)
+
+
+def test_without_pandas_the_tables_are_dicts(monkeypatch, trace_path):
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)  # `import pandas` raises ImportError
+    rows = memzip.load_runs(RUNS)
+    assert isinstance(rows, list) and isinstance(rows[0], dict) and len(rows) == 6
+    rows = memzip.analyze(trace_path, codecs="bdi")
+    assert isinstance(rows, list) and rows[0]["codec"] == "bdi"
