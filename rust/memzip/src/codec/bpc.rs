@@ -90,12 +90,14 @@
 //! bits cannot be rearranged to land on a MAG boundary. Padding a stream up to
 //! the boundary moves the same bursts. Paper 002's Table I (Sec. IV-A) lists
 //! BPC as not MAG-adaptable for this reason ("variable codes, dynamic size").
-//! Measured ceiling of any such trick (`encoded_bits` against the burst
-//! boundaries, 128 B blocks, 32 B MAG): on DRAM traces of Rodinia bfs and
-//! backprop (`tiny` preset, write-backs and copies), even an oracle that took
-//! 16 bits off every block's stream would save a burst on 0.07% and 0.01% of
-//! the blocks, leaving the effective CR at 2.183 and 1.295; 32 bits: 0.07%
-//! and 0.07%, the same CRs to three places. So there is no `mag_aware` knob.
+//! Measured ceiling of any bit-saving trick (`encoded_bits` against the burst
+//! boundaries, 128 B blocks, 32 B MAG, the 13 traces in benchmarks/traces/):
+//! an oracle that took 16 bits off every block's stream would save a burst on
+//! no block of 9 traces, on 0.07% of rodinia-bfs and 1.3% of lonestar bfs and
+//! sssp (effective CR 2.623 -> 2.646), but on 23% of convolutionSeparable's
+//! blocks (2.088 -> 2.378; 32 bits: 32%, 2.509), whose streams end just above
+//! 64 bytes. Getting that would need shorter codes than the paper's (a new
+//! format, not a snapping of BPC's), so there is no `mag_aware` knob.
 
 use super::{
     bits_to_name, check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId,
