@@ -8,7 +8,7 @@
 #
 # Checks (issue "Simulator chain", Done means):
 #  - patterns {zeros, ints, floats, random} x {none, bdi, mag_bdi, e2mc16,
-#    adaptive} with -memzip_verify 1: program output PASS, 0 verify failures;
+#    bpc, adaptive} with -memzip_verify 1: program output PASS, 0 verify failures;
 #  - none == unpatched simulator: same cycles and DRAM counters (totals and
 #    per-channel lines), and every other statistic line of the log the same;
 #  - mag_bdi cuts DRAM bytes of low-dynamic-range ints by >= 30%;
@@ -54,7 +54,7 @@ sim() {
 }
 
 
-codecs="none bdi mag_bdi e2mc16 adaptive"
+codecs="none bdi mag_bdi e2mc16 bpc adaptive"
 for pattern in zeros ints floats random; do
     for codec in $codecs; do
         name="$pattern-$codec"

@@ -28,7 +28,7 @@ pub mod ffi {
     /// Numbers below zero mean "the codec's default".
     #[derive(Debug, Clone)]
     pub struct Options {
-        /// `-memzip_codec`: none, bdi, mag_bdi, fpc, cpack, cpack_z, e2mc4..32, adaptive.
+        /// `-memzip_codec`: none, bdi, mag_bdi, fpc, cpack, cpack_z, bpc, e2mc4..32, adaptive.
         pub codec: String,
         pub block_bytes: u32,
         pub mag_bytes: u32,

@@ -8,6 +8,7 @@
 
 pub mod adaptive;
 pub mod bdi;
+pub mod bpc;
 pub mod cpack;
 pub mod e2mc;
 pub mod fpc;

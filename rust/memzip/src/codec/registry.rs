@@ -95,6 +95,7 @@ const CODECS: &[Entry] = &[
     Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
     Entry { name: "cpack", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, false))) },
     Entry { name: "cpack_z", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, true))) },
+    Entry { name: "bpc", knobs: &[], build: |s| Ok(Box::new(super::bpc::Bpc::new(s.geometry))) },
     Entry { name: "e2mc4", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 4)?)) },
     Entry { name: "e2mc8", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 8)?)) },
     Entry { name: "e2mc16", knobs: &["pdw", "mfv", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 16)?)) },
