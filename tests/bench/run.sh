@@ -182,6 +182,9 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     bench_run rodinia/bfs mag_bdi
     bench_run rodinia/hotspot mag_bdi
     bench_run rodinia/srad_v2 mag_bdi
+    # kmeans: our texture-to-load port (kmeans.sed) and the host k-means.
+    bench_run rodinia/kmeans none
+    bench_run rodinia/kmeans mag_bdi
     # A wrong answer must fail the run: corrupt the reference, expect exit != 0.
     ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
     if [[ -f "$ref" ]]; then
@@ -198,6 +201,11 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
 fi
 if have_suite lonestar MEMZIP_LONESTAR_REPO; then
     bench_run lonestar/sssp mag_bdi
+fi
+# SHOC spmv from gpu-app-collection: our texture-to-load port (spmv.sed).
+if have_suite shoc MEMZIP_APP_COLLECTION_REPO; then
+    bench_run shoc/spmv none
+    bench_run shoc/spmv mag_bdi
 fi
 if have_suite cuda-samples MEMZIP_CUDA_SAMPLES_REPO; then
     bench_run cuda-samples/transpose mag_bdi
