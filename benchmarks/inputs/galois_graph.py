@@ -3,7 +3,9 @@
 
     galois_graph.py --rows R --cols C [--shortcuts K] [--max-weight W] [--seed S]
                     --out GRAPH.gr [--bfs-reference FILE] [--sssp-reference FILE]
+                    [--mst-reference FILE]
     galois_graph.py compare OUTPUT REFERENCE
+    galois_graph.py compare-mst OUTPUT REFERENCE
 
 The graph is an R x C grid (every node linked to its right and lower
 neighbour, in both directions: connected, like a road network's large
@@ -18,6 +20,10 @@ result files: --bfs-reference as LonestarGPU bfs's bfs-output.txt (hops),
 --sssp-reference as sssp's sssp-output.txt (Dijkstra over the weights).
 compare: OUTPUT and REFERENCE hold the same "node: distance" pairs (any
 spacing and brackets); exit 1 naming the first difference.
+--mst-reference: the minimum spanning forest of the undirected graph (Kruskal)
+as LonestarGPU mst prints it, "weight: W, components: C, edges: E" (W is the
+same for every minimum spanning forest, whatever ties there are).
+compare-mst: OUTPUT's "result: weight: ..." line equals REFERENCE's.
 Deterministic: the same arguments give the same bytes.
 """
 import argparse
@@ -97,6 +103,44 @@ def dijkstra(adjacency, source=0):
     return dist
 
 
+def kruskal(adjacency):
+    """(total weight, components, edges) of a minimum spanning forest."""
+    parent = list(range(len(adjacency)))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    edges = sorted((w, a, b) for a, out in enumerate(adjacency) for b, w in out if a < b)
+    weight = count = 0
+    for w, a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+            weight += w
+            count += 1
+    return weight, len(adjacency) - count, count
+
+
+MST_LINE = r"weight: (\d+), components: (\d+), edges: (\d+)"
+
+
+def compare_mst(output, reference):
+    with open(output, errors="replace") as f:
+        got = re.findall(r"result: " + MST_LINE, f.read())
+    with open(reference) as f:
+        want = re.findall(MST_LINE, f.read())
+    if len(want) != 1:
+        sys.exit(f"galois_graph: no 'weight: W, components: C, edges: E' line in {reference}")
+    if len(got) != 1:
+        sys.exit(f"galois_graph: {len(got)} 'result: weight: ...' lines in {output}, expected 1")
+    if got[0] != want[0]:
+        sys.exit(f"galois_graph: MST (weight, components, edges) {got[0]} in {output}, host Kruskal {want[0]}")
+    print(f"galois_graph: MST weight {want[0][0]}, {want[0][1]} components, {want[0][2]} edges equal host Kruskal")
+
+
 def pairs(path):
     with open(path, errors="replace") as f:
         return [(int(a), int(b)) for a, b in re.findall(r"(\d+)\s*:\s*(\d+)", f.read())]
@@ -115,10 +159,10 @@ def compare(output, reference):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "compare":
+    if len(sys.argv) > 1 and sys.argv[1] in ("compare", "compare-mst"):
         if len(sys.argv) != 4:
-            sys.exit("usage: galois_graph.py compare OUTPUT REFERENCE")
-        compare(sys.argv[2], sys.argv[3])
+            sys.exit(f"usage: galois_graph.py {sys.argv[1]} OUTPUT REFERENCE")
+        (compare if sys.argv[1] == "compare" else compare_mst)(sys.argv[2], sys.argv[3])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, required=True)
@@ -129,6 +173,7 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--bfs-reference")
     parser.add_argument("--sssp-reference")
+    parser.add_argument("--mst-reference")
     args = parser.parse_args()
     if args.rows < 1 or args.cols < 2 or args.max_weight < 1:
         parser.error("need --rows >= 1, --cols >= 2, --max-weight >= 1")
@@ -144,6 +189,9 @@ def main():
     if args.sssp_reference:
         with open(args.sssp_reference, "w") as f:
             f.write("".join(f"{node}: {d}\n" for node, d in enumerate(dijkstra(adjacency))))
+    if args.mst_reference:
+        with open(args.mst_reference, "w") as f:
+            f.write("weight: %d, components: %d, edges: %d\n" % kruskal(adjacency))
 
 
 if __name__ == "__main__":

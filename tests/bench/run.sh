@@ -80,6 +80,56 @@ verdict check-compare-right "within 1e-4 accepted" quiet python3 "$gen/compare_c
 printf 'memzip-check a 1.001 2\n' >"$work/c.ref"
 verdict check-compare-wrong "off by 1e-3 rejected" fails python3 "$gen/compare_checks.py" "$work/c.run" "$work/c.ref"
 
+# kmeans: our host k-means puts the first K points (one per blob) in clusters
+# 0..K-1 and converges; a wrong membership or centre is rejected.
+verdict gen-kmeans-deterministic "kmeans_points.py" same_twice "python3 $gen/kmeans_points.py --points 300 --clusters 4 --features 6 --seed 3 --out @OUT@ --reference $work/km.ref --membership $work/km.mem"
+verdict gen-kmeans-lloyd "first 4 points in clusters 0..3, 2 Lloyd steps" \
+    eval '[[ "$(head -n 4 "$work/km.mem" | tr "\n" " ")" == "0 1 2 3 " ]] && grep -qx "memzip-check iterations 2" "$work/km.ref"'
+verdict check-kmeans-right "host centres accepted" quiet python3 "$gen/compare_checks.py" "$work/km.ref" "$work/km.ref"
+sed '2s/ \([0-9]\)\.\([0-9]\)/ 9\1.\2/' "$work/km.ref" >"$work/km.bad"
+verdict check-kmeans-wrong "a wrong centre rejected" fails python3 "$gen/compare_checks.py" "$work/km.bad" "$work/km.ref"
+# mummergpu: the host's maximal matches of a read copied from the genome with
+# one substitution are the two pieces around it; the checker rejects a
+# wrong match.
+python3 - "$gen" "$work" <<'PY'
+import random, sys
+sys.path.insert(0, sys.argv[1])
+import dna_reads as d
+rng = random.Random(5)
+genome = "".join(rng.choice("ACGT") for _ in range(400))
+read = list(genome[100:160]); read[30] = "A" if read[30] != "A" else "C"
+got = d.maximal_matches(genome, ["".join(read), genome[200:250]])
+open(f"{sys.argv[2]}/mm.ok", "w").write(str(got == {0: [(101, 1, 30), (132, 32, 29)], 1: [(201, 1, 50)]}))
+d.write_matches(f"{sys.argv[2]}/mm.ref", ["r0", "r1"], got)
+PY
+verdict dna-maximal-matches "a read with one substitution: two maximal matches" grep -qx True "$work/mm.ok"
+verdict check-dna-right "same matches accepted" quiet python3 "$gen/dna_reads.py" compare "$work/mm.ref" "$work/mm.ref"
+sed 's/^132\t32\t29$/132\t32\t28/' "$work/mm.ref" >"$work/mm.bad"
+verdict check-dna-wrong "a wrong match length rejected" fails python3 "$gen/dna_reads.py" compare "$work/mm.bad" "$work/mm.ref"
+verdict gen-dna-deterministic "dna_reads.py" same_twice "python3 $gen/dna_reads.py --genome-length 2000 --reads 20 --seed 3 --reference $work/g.fa --queries @OUT@ --matches $work/m.txt"
+# mst: host Kruskal's line in the program's format is accepted, another
+# weight rejected.
+python3 "$gen/galois_graph.py" --rows 6 --cols 6 --seed 3 --out "$work/mst.gr" --mst-reference "$work/mst.ref"
+printf '\tx.gr result: %s\n' "$(cat "$work/mst.ref")" >"$work/mst.log"
+verdict check-mst-right "host Kruskal accepted ($(cat "$work/mst.ref"))" quiet python3 "$gen/galois_graph.py" compare-mst "$work/mst.log" "$work/mst.ref"
+sed -i 's/weight: \([0-9]*\)/weight: 1\1/' "$work/mst.log"
+verdict check-mst-wrong "a wrong weight rejected" fails python3 "$gen/galois_graph.py" compare-mst "$work/mst.log" "$work/mst.ref"
+verdict gen-mst-tree "a 6 x 6 grid: one component, 35 edges" grep -q 'components: 1, edges: 35$' "$work/mst.ref"
+# heartwall: a result.txt whose points follow the image's walk is accepted,
+# one point a pixel off is rejected.
+verdict gen-heartwall-deterministic "heartwall_video.py" same_twice "python3 $gen/heartwall_video.py make --frames 3 --seed 3 --out @OUT@ --shifts $work/hw.shifts"
+python3 - "$work/hw.shifts" "$work/hw.good" <<'PY'
+import sys
+walk = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
+out = f"Total AVI Frames: {len(walk)}\nFrames Processed: {len(walk)}\nendoPoints: 2\nepiPoints: 1"
+for k, (dy, dx) in enumerate(walk):
+    out += f"\n---Frame {k}---\n--endo--\n{300 + dy}\t{310 + dy}\t\n{200 + dx}\t{210 + dx}\t\n--epi--\n{400 + dy}\t\n{150 + dx}\t"
+open(sys.argv[2], "w").write(out)
+PY
+verdict check-heartwall-right "points moved with the image accepted" quiet python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.good"
+python3 -c 'import sys; t = open(sys.argv[1]).read(); i = t.rindex("--epi--\n") + 8; open(sys.argv[2], "w").write(t[:i] + str(int(t[i:i + 3]) + 1) + t[i + 3:])' "$work/hw.good" "$work/hw.bad"
+verdict check-heartwall-wrong "one point a pixel off rejected" fails python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.bad"
+
 gpgpusim_paths dev
 if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     echo "SKIP benchmark runs: no gpgpu-sim source (set MEMZIP_GPGPUSIM_REPO to a clone or mirror of gpgpu-sim_distribution)"
@@ -132,6 +182,9 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     bench_run rodinia/bfs mag_bdi
     bench_run rodinia/hotspot mag_bdi
     bench_run rodinia/srad_v2 mag_bdi
+    # kmeans: our texture-to-load port (kmeans.sed) and the host k-means.
+    bench_run rodinia/kmeans none
+    bench_run rodinia/kmeans mag_bdi
     # A wrong answer must fail the run: corrupt the reference, expect exit != 0.
     ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
     if [[ -f "$ref" ]]; then
@@ -148,6 +201,11 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
 fi
 if have_suite lonestar MEMZIP_LONESTAR_REPO; then
     bench_run lonestar/sssp mag_bdi
+fi
+# SHOC spmv from gpu-app-collection: our texture-to-load port (spmv.sed).
+if have_suite shoc MEMZIP_APP_COLLECTION_REPO; then
+    bench_run shoc/spmv none
+    bench_run shoc/spmv mag_bdi
 fi
 if have_suite cuda-samples MEMZIP_CUDA_SAMPLES_REPO; then
     bench_run cuda-samples/transpose mag_bdi
