@@ -233,7 +233,7 @@ void memzip_options::reg_options(OptionParser *opp) {
                          "memzip: adaptive selector lambda (-1: the codec's)",
                          num(d.adaptive_lambda).c_str());
   option_parser_register(opp, "-memzip_adaptive_candidates", OPT_CSTR, &adaptive_candidates,
-                         "memzip: adaptive candidate codecs, comma-separated (empty: the codec's)",
+                         "memzip: adaptive candidate codecs, /-separated, knobs allowed: mag_bdi:bases=8+4+2/fpc (empty: the codec's)",
                          "");
   option_parser_register(opp, "-memzip_verify", OPT_BOOL, &verify,
                          "memzip: decompress every compressed block and compare (stop on mismatch)",

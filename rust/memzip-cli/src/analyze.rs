@@ -115,7 +115,7 @@ impl AnalyzeOptions {
 }
 
 /// Splits a `--codecs` list. Knob lists use commas too
-/// (`adaptive:lambda=6,candidates=fpc+bdi`), so a piece that starts with
+/// (`adaptive:lambda=6,candidates=fpc/bdi`), so a piece that starts with
 /// `key=` continues the previous spec instead of naming a codec.
 pub fn split_codec_list(list: &str) -> Vec<String> {
     let mut specs: Vec<String> = Vec::new();
@@ -633,8 +633,8 @@ mod tests {
     fn codec_lists_keep_knob_commas() {
         assert_eq!(split_codec_list("none,bdi, fpc"), vec!["none", "bdi", "fpc"]);
         assert_eq!(
-            split_codec_list("bdi,adaptive:lambda=6,candidates=fpc:variant=paper004+bdi,cpack"),
-            vec!["bdi", "adaptive:lambda=6,candidates=fpc:variant=paper004+bdi", "cpack"]
+            split_codec_list("bdi,adaptive:lambda=6,candidates=e2mc16:pdw=2,mfv=64/fpc:variant=paper004,cpack"),
+            vec!["bdi", "adaptive:lambda=6,candidates=e2mc16:pdw=2,mfv=64/fpc:variant=paper004", "cpack"]
         );
         assert_eq!(split_codec_list("e2mc16:pdw=4,mfv=512"), vec!["e2mc16:pdw=4,mfv=512"]);
         assert_eq!(split_codec_list(""), Vec::<String>::new());

@@ -103,7 +103,7 @@ struct AnalyzeArgs {
     /// Trace files written by the simulator's -memzip_trace.
     #[arg(required = true)]
     traces: Vec<PathBuf>,
-    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc+bdi`).
+    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc/bdi`).
     /// Default: every registered codec.
     #[arg(long)]
     codecs: Vec<String>,

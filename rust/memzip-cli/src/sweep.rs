@@ -175,7 +175,7 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
                 if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
             for codec in &entry.codecs {
                 // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
-                let codec_id = codec.replace([':', '=', ',', '+'], "_");
+                let codec_id = codec.replace([':', '=', ',', '+', '/'], "_");
                 check_name("codec", &codec_id)?;
                 for (k, options) in sets.iter().enumerate() {
                     let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };

@@ -135,7 +135,7 @@ fn cli_prints_a_table_and_writes_the_same_json() {
         "--codecs",
         "none,bdi",
         "--codecs",
-        "adaptive:lambda=6,candidates=fpc+bdi",
+        "adaptive:lambda=6,candidates=fpc/bdi",
         "--json",
         json.to_str().unwrap(),
         "--e2mc-sample-blocks",
@@ -150,7 +150,7 @@ fn cli_prints_a_table_and_writes_the_same_json() {
     let t = &report["traces"][0];
     assert_eq!(t["blocks"], ANALYSED);
     let codecs: Vec<&str> = t["codecs"].as_array().unwrap().iter().map(|c| c["codec"].as_str().unwrap()).collect();
-    assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc+bdi"]);
+    assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc/bdi"]);
 
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(

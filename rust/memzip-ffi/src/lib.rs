@@ -8,6 +8,7 @@
 //! (a C++ exception on the other side) and catches panics: no Rust panic ever
 //! unwinds into C++.
 
+mod codec_flags;
 mod options;
 
 use std::fs::File;
@@ -41,7 +42,7 @@ pub mod ffi {
         /// `online:<instructions>` or `offline:<table.json>`.
         pub e2mc_sampling: String,
         pub adaptive_lambda: i32,
-        /// Comma- or plus-separated codec names.
+        /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
         pub adaptive_candidates: String,
         pub verify: bool,
     }
@@ -173,9 +174,9 @@ pub struct Controller {
 
 fn new_controller(options: &Options) -> Result<Box<Controller>, String> {
     guard("new_controller", || {
-        let (spec, mc_options) = controller_parts(options)?;
+        let (spec, mc_options, sampling_instructions) = options::resolve(options)?;
         let inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
-        Ok(Box::new(Controller { inner, sampling_instructions: online_sampling_instructions(options)? }))
+        Ok(Box::new(Controller { inner, sampling_instructions }))
     })
 }
 
