@@ -90,6 +90,9 @@ pub mod ffi {
         fn codec_names() -> String;
         /// Checks options without building anything; the error names the flag.
         fn validate_options(options: &Options) -> Result<()>;
+        /// The value of a 0/1 flag such as `-memzip_verify`; anything else is
+        /// an error naming the flag.
+        fn parse_switch(flag: &str, value: &str) -> Result<bool>;
 
         fn new_controller(options: &Options) -> Result<Box<Controller>>;
         /// A DRAM write-back of the block at `addr` holding `data`.
@@ -165,6 +168,16 @@ fn codec_names() -> String {
 
 fn validate_options(options: &Options) -> Result<(), String> {
     new_controller(options).map(|_| ())
+}
+
+/// The simulator registers 0/1 flags as strings: its own boolean options
+/// abort on any other value (an assertion in option_parser.cc).
+fn parse_switch(flag: &str, value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        other => Err(format!("{flag}: invalid value '{other}': expected 0 or 1")),
+    }
 }
 
 pub struct Controller {
@@ -464,11 +477,23 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_is_0_or_1() {
+        assert_eq!(parse_switch("-memzip_verify", "1"), Ok(true));
+        assert_eq!(parse_switch("-memzip_verify", " 0"), Ok(false));
+        assert_eq!(parse_switch("-memzip_verify", "2").unwrap_err(), "-memzip_verify: invalid value '2': expected 0 or 1");
+        assert!(parse_switch("-memzip_verify", "yes").is_err());
+    }
+
+    #[test]
     fn bad_codec_is_one_line_naming_the_flag() {
         let mut options = default_options();
         options.codec = "zip".into();
         let err = new_controller(&options).err().unwrap();
         assert!(err.starts_with("-memzip_codec: invalid codec 'zip': expected one of none, bdi"), "{err}");
         assert!(validate_options(&options).is_err());
+        options.codec = "mag_bdi".into();
+        options.mdc_assoc = 3;
+        let err = new_controller(&options).err().unwrap();
+        assert!(err.starts_with("-memzip_mdc_assoc: invalid mdc_assoc '3': expected a divisor of the 512 lines"), "{err}");
     }
 }
