@@ -359,9 +359,21 @@ impl CodecRun {
     }
 }
 
+/// Opens a trace of a block size memzip's codecs take (the one rule of
+/// `analyze` and `e2mc-profile`: a table profiled from blocks no codec can
+/// be configured for would be of no use).
 pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
     let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
-    TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))
+    let reader = TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let block_bytes = reader.block_bytes();
+    if !memzip::geometry::BLOCK_SIZES.contains(&block_bytes) {
+        return Err(format!(
+            "{}: trace of {block_bytes}-byte blocks: memzip's codecs take blocks of {:?} bytes",
+            path.display(),
+            memzip::geometry::BLOCK_SIZES
+        ));
+    }
+    Ok(reader)
 }
 
 /// Reads the analysed blocks of a trace into chunks and sends them; stops
