@@ -22,10 +22,17 @@
 //! complete: a rerun skips those (resume after a kill loses nothing) and
 //! retries failures, which are kept in `OUT/<id>.failed/` with the runner's
 //! output.
+//!
+//! A sweep owns its output directory while it runs (`OUT/.sweep.lock`, its
+//! pid): a second sweep into it stops with one line instead of deleting the
+//! first one's `.tmp-<id>` directories under its simulations. Each runner
+//! runs under a small guard ([`GUARD`]) that kills the runner's process group
+//! when the sweep goes away, even by SIGKILL: no simulation outlives it.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -198,13 +205,32 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
     Ok(runs)
 }
 
+/// Runs its arguments (the runner) in a process group of their own and kills
+/// that group once its standard input, a pipe whose other end only the sweep
+/// holds, reaches end of file: the sweep ended, crashed or was killed. The
+/// kernel closes the pipe whatever killed the sweep, so this needs no signal
+/// handler (a SIGKILL cannot be handled).
+pub const GUARD: &str = r#"exec 3<&0
+set -m
+"$@" </dev/null 3<&- &
+runner=$!
+set +m
+{ read -r _ <&3; kill -TERM -- "-$runner" 2>/dev/null; sleep 2; kill -KILL -- "-$runner" 2>/dev/null; } &
+watcher=$!
+wait "$runner"
+status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"
+"#;
+
 fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
     let runner = match run.target {
         Target::Program(_) => &runners.program,
         Target::Benchmark { .. } => &runners.benchmark,
     };
-    let mut command = Command::new(&runner[0]);
-    command.args(&runner[1..]).arg("--codec").arg(&run.codec).arg("--out").arg(dir);
+    let mut command = Command::new("bash");
+    command.arg("-c").arg(GUARD).arg("memzip-sweep-guard");
+    command.args(runner).arg("--codec").arg(&run.codec).arg("--out").arg(dir);
     for line in &run.options {
         command.arg("--set").arg(line);
     }
@@ -235,17 +261,11 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
             fs::remove_dir_all(stale).map_err(|e| format!("{}: {e}", stale.display()))?;
         }
     }
-    let mut command = runner_command(runners, run, &tmp);
-    let runner = command.get_program().to_string_lossy().into_owned();
-    let output = command.output();
-    let (success, log, reason) = match output {
-        Ok(o) => {
-            let mut log = o.stdout;
-            log.extend_from_slice(&o.stderr);
-            (o.status.success(), log, format!("runner exited with {}", o.status))
-        }
-        Err(e) => (false, Vec::new(), format!("cannot start runner '{runner}': {e}")),
-    };
+    // The runner's output goes to a file beside the run (the runner empties its --out).
+    let log_path = out.join(format!(".tmp-{}.log", run.id));
+    let (success, reason) = run_guarded(runner_command(runners, run, &tmp), &log_path)?;
+    let log = fs::read(&log_path).unwrap_or_default();
+    let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
         return Ok(true);
@@ -261,12 +281,77 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     Ok(false)
 }
 
+/// Runs a guarded runner with its output in `log`; whether it succeeded, and
+/// why not.
+fn run_guarded(mut command: Command, log: &Path) -> Result<(bool, String), String> {
+    let file = fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let file2 = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+    command.stdin(Stdio::piped()).stdout(file).stderr(file2);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return Ok((false, format!("cannot start the runner under bash: {e}"))),
+    };
+    // Held until the runner ends: dropping it (or the sweep dying) is the guard's signal.
+    let stdin = child.stdin.take();
+    let status = child.wait().map_err(|e| format!("waiting for the runner: {e}"))?;
+    drop(stdin);
+    Ok((status.success(), format!("runner exited with {status}")))
+}
+
+/// `OUT/.sweep.lock`, holding the pid of the sweep that owns `OUT`; removed
+/// when the sweep ends (a killed sweep's lock is stale: its pid is gone).
+pub struct OutLock {
+    path: PathBuf,
+}
+
+/// Whether `pid` is a running memzip process (a stale lock's pid may have
+/// been reused by another program).
+fn is_running_memzip(pid: u32) -> bool {
+    fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("memzip"))
+}
+
+/// Takes `OUT/.sweep.lock`, or says which sweep holds it.
+pub fn lock_out(out: &Path) -> Result<OutLock, String> {
+    let path = out.join(".sweep.lock");
+    for _ in 0..2 {
+        match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                writeln!(file, "{}", std::process::id()).map_err(|e| format!("{}: {e}", path.display()))?;
+                return Ok(OutLock { path });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let holder = fs::read_to_string(&path).ok().and_then(|s| s.trim().parse::<u32>().ok());
+                match holder {
+                    Some(pid) if pid != std::process::id() && is_running_memzip(pid) => {
+                        return Err(format!(
+                            "{}: another sweep (pid {pid}) is still running into this directory: wait for it or stop it (lock {})",
+                            out.display(),
+                            path.display()
+                        ))
+                    }
+                    // Stale: its sweep was killed. Take it over.
+                    _ => fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+                }
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    Err(format!("{}: cannot take the lock", path.display()))
+}
+
+impl Drop for OutLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 /// Runs every incomplete run of `runs` with up to `jobs` at once.
 pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result<Outcome, String> {
     if runners.program.is_empty() || runners.benchmark.is_empty() {
         return Err("no runner command".into());
     }
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _lock = lock_out(out)?;
     let todo = pending(runs, out);
     let skipped = runs.len() - todo.len();
     eprintln!("memzip sweep: {} runs, {skipped} already done, {} to run with -j {jobs}", runs.len(), todo.len());

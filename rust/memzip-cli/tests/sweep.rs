@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use memzip_cli::sweep::{expand, load_spec, sweep, Run, Runners, Target};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
-/// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad".
+/// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
+/// with $PIDS, appends its pid and its sleep's there.
 const FAKE_RUNNER: &str = r#"#!/usr/bin/env bash
 set -eu
 codec= out= sets=()
@@ -27,7 +28,9 @@ while (($#)); do
 done
 echo x >> "$COUNT"
 mkdir -p "$out"
-sleep "${SLEEP:-0}"
+sleep "${SLEEP:-0}" &
+[[ -z "${PIDS:-}" ]] || echo "$$ $!" >> "$PIDS"
+wait $!
 [[ "$codec" != bad ]] || { echo "bad codec" >&2; exit 1; }
 printf '{"codec": "%s", "program": "%s", "options": "%s"}\n' "$codec" "$*" "${sets[*]:-}" > "$out/run.json"
 "#;
@@ -214,4 +217,62 @@ fn resume_after_a_kill_runs_only_what_is_missing() {
     assert!(leftovers.is_empty(), "no half-written run directories remain");
     let run = fs::read_to_string(out.join("floats-mag_bdi-o1/run.json")).unwrap();
     assert!(run.contains("-memzip_mdc_bytes 4096"), "{run}");
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn gone(pid: &str) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_killed_sweep_takes_its_simulations_with_it_and_owns_its_directory_meanwhile() {
+    let dir = common::temp_dir("sweep-kill");
+    let runner = write_runner(&dir);
+    let spec = write_spec(&dir, &["none", "bdi"]); // 6 runs
+    let out = dir.join("results");
+    let pids = dir.join("pids");
+    let sweep_cmd = |sleep: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_memzip"));
+        c.arg("sweep").arg(&spec).arg("--out").arg(&out).arg("-j").arg("2").arg("--runner").arg("bash").arg(&runner);
+        c.env("COUNT", dir.join("count")).env("SLEEP", sleep).env("PIDS", &pids).current_dir(&dir);
+        c.stdout(Stdio::null()).stderr(Stdio::piped());
+        c
+    };
+    let mut first = sweep_cmd("60").spawn().unwrap();
+    let start = Instant::now();
+    let started = || fs::read_to_string(&pids).map(|s| s.lines().count()).unwrap_or(0);
+    while started() < 2 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(started(), 2, "two runners started");
+
+    // A second sweep into the same directory refuses with one line.
+    let second = sweep_cmd("0").output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    let expected = format!("memzip: error: {}: another sweep (pid {}) is still running", out.display(), first.id());
+    assert!(stderr.starts_with(&expected) && stderr.lines().count() == 1, "{stderr}");
+
+    first.kill().unwrap(); // SIGKILL: the sweep cannot clean up itself
+    first.wait().unwrap();
+    let orphans = || -> Vec<String> {
+        let text = fs::read_to_string(&pids).unwrap();
+        text.split_whitespace().filter(|pid| !gone(pid)).map(String::from).collect()
+    };
+    let killed = Instant::now();
+    while !orphans().is_empty() && killed.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(orphans().is_empty(), "runners and their children outlived the sweep: {:?}", orphans());
+    assert!(killed.elapsed() < Duration::from_secs(5), "took {:?}", killed.elapsed());
+
+    // The killed sweep's lock is stale: a rerun takes it and finishes everything.
+    let rerun = sweep_cmd("0").output().unwrap();
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    let done = fs::read_dir(&out).unwrap().flatten().filter(|e| e.path().join("run.json").is_file()).count();
+    assert_eq!(done, 6);
+    assert!(!out.join(".sweep.lock").exists(), "the lock goes with the sweep");
 }
