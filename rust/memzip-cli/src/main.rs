@@ -325,6 +325,8 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         return Ok(());
     }
     let runners = if args.runner.is_empty() {
+        // The simulator's runners: what they would reject, reject before launching.
+        sweep::validate(&runs, &repo)?;
         sweep::Runners::of_repo(&repo)
     } else {
         sweep::Runners::single(args.runner.clone())

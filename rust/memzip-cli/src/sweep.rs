@@ -37,6 +37,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use memzip::codec::registry::{self, CodecSpec};
+use memzip::Geometry;
 use rayon::prelude::*;
 use serde::Deserialize;
 
@@ -244,6 +246,66 @@ fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
     command
 }
 
+/// Checks before launching what would make runs fail at once: every codec
+/// must build (memzip's registry) and every benchmark must have a manifest
+/// in `repo/benchmarks/` (the rule of `scripts/bench.sh`) with the preset.
+pub fn validate(runs: &[Run], repo: &Path) -> Result<(), String> {
+    for run in runs {
+        CodecSpec::parse(&run.codec, Geometry::default())
+            .and_then(|spec| registry::build(&spec))
+            .map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
+        if let Target::Benchmark { name, preset } = &run.target {
+            let presets = benchmark_presets(repo, name).map_err(|e| format!("run {}: {e}", run.id))?;
+            if !presets.contains(preset) {
+                return Err(format!("run {}: benchmark '{name}' has presets {}, not '{preset}'", run.id, presets.join(", ")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The presets of a benchmark: `suite/name`, or a `name` only one suite has.
+fn benchmark_presets(repo: &Path, name: &str) -> Result<Vec<String>, String> {
+    let benchmarks = repo.join("benchmarks");
+    let manifests: Vec<PathBuf> = if name.contains('/') {
+        let path = benchmarks.join(format!("{name}.env"));
+        if path.is_file() { vec![path] } else { Vec::new() }
+    } else {
+        let mut found: Vec<PathBuf> = fs::read_dir(&benchmarks)
+            .map(|suites| suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    let manifest = match manifests.as_slice() {
+        [] => return Err(format!("unknown benchmark '{name}' (see scripts/bench.sh list)")),
+        [one] => one,
+        _ => return Err(format!("benchmark '{name}' is in several suites: name it as suite/{name}")),
+    };
+    let text = fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let presets = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("PRESETS="))
+        .map(|value| value.trim_matches(['"', '\'']).split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    Ok(presets)
+}
+
+/// One line on why a run failed: the first error line of the runner's
+/// output, else its last line, else the exit status.
+pub fn failure_cause(out: &Path, id: &str) -> String {
+    let failed = out.join(format!("{id}.failed"));
+    let log = fs::read_to_string(failed.join("runner.log")).unwrap_or_default();
+    let lines: Vec<&str> = log.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let line = lines
+        .iter()
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or(lines.last())
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| fs::read_to_string(failed.join("reason.txt")).unwrap_or_default().trim().to_string());
+    line.chars().take(300).collect()
+}
+
 /// The runs of `runs` without a complete result in `out` yet.
 pub fn pending<'a>(runs: &'a [Run], out: &Path) -> Vec<&'a Run> {
     runs.iter().filter(|r| !out.join(&r.id).is_dir()).collect()
@@ -364,7 +426,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
                 let start = Instant::now();
                 let ok = run_one(runners, run, out)?;
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                let verdict = if ok { "ok" } else { "FAILED" };
+                let verdict = if ok { "ok".to_string() } else { format!("FAILED: {}", failure_cause(out, &run.id)) };
                 let line = format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
                 // A log (not a terminal) gets the lines; a terminal also the bar.
                 if bar.is_hidden() {

@@ -276,3 +276,74 @@ fn a_killed_sweep_takes_its_simulations_with_it_and_owns_its_directory_meanwhile
     assert_eq!(done, 6);
     assert!(!out.join(".sweep.lock").exists(), "the lock goes with the sweep");
 }
+
+/// `memzip sweep SPEC --out OUT` with the default runners, in `dir`.
+fn default_sweep(dir: &Path, spec: &str) -> std::process::Output {
+    let path = dir.join("spec.json");
+    fs::write(&path, spec).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .arg("sweep")
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn codecs_and_benchmarks_are_checked_before_launching() {
+    // A repository whose sim-run.sh only records that it was launched.
+    let dir = common::temp_dir("sweep-validate");
+    fs::create_dir_all(dir.join("scripts")).unwrap();
+    fs::write(dir.join("scripts/sim-run.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
+    fs::write(dir.join("scripts/bench.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
+    fs::create_dir_all(dir.join("benchmarks/rodinia")).unwrap();
+    fs::write(dir.join("benchmarks/rodinia/bfs.env"), "SUITE=rodinia\nPRESETS=\"tiny small\"\n").unwrap();
+    for (spec, expected) in [
+        (r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["none", "zip"]}]}"#, "memzip: error: run a-zip: codec 'zip': invalid codec 'zip'"),
+        (
+            r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["e2mc16:pdw=4,pdw=8"]}]}"#,
+            "memzip: error: run a-e2mc16_pdw_4_pdw_8: codec 'e2mc16:pdw=4,pdw=8': invalid e2mc16 knob 'pdw'",
+        ),
+        (r#"{"runs": [{"benchmark": "nosuch", "codecs": ["none"]}]}"#, "memzip: error: run nosuch-tiny-none: unknown benchmark 'nosuch'"),
+        (
+            r#"{"runs": [{"benchmark": "bfs", "presets": ["paper"], "codecs": ["none"]}]}"#,
+            "memzip: error: run bfs-paper-none: benchmark 'bfs' has presets tiny, small, not 'paper'",
+        ),
+    ] {
+        let out = default_sweep(&dir, spec);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.starts_with(expected) && stderr.lines().count() == 1, "{stderr}");
+        assert!(!dir.join("launched").exists(), "nothing launched for {spec}");
+    }
+    let out = default_sweep(&dir, r#"{"runs": [{"benchmark": "rodinia/bfs", "presets": ["small"], "codecs": ["none"]}]}"#);
+    assert!(dir.join("launched").exists(), "a valid sweep launches: {}", String::from_utf8_lossy(&out.stderr));
+
+    // The repository's own sweeps pass the check.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for entry in fs::read_dir(repo.join("benchmarks/sweeps")).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "json") {
+            let runs = expand(&load_spec(&entry.path()).unwrap(), &repo).unwrap();
+            memzip_cli::sweep::validate(&runs, &repo).unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+        }
+    }
+}
+
+#[test]
+fn a_failure_line_says_why() {
+    let dir = common::temp_dir("sweep-cause");
+    let runner = write_runner(&dir);
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"name": "ints", "argv": ["p"], "codecs": ["bad"]}]}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .args(["sweep", spec.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap(), "--runner", "bash"])
+        .arg(&runner)
+        .env("COUNT", dir.join("count"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("[1/1] ints-bad FAILED: bad codec (")), "{stderr}");
+}
