@@ -186,7 +186,7 @@ memzip_options::memzip_options()
       e2mc_sampling(nullptr),
       adaptive_lambda(-1),
       adaptive_candidates(nullptr),
-      verify(false),
+      verify(nullptr),
       trace(nullptr),
       stats_json(nullptr),
       latency_mhz(0),
@@ -233,10 +233,11 @@ void memzip_options::reg_options(OptionParser *opp) {
                          "memzip: adaptive selector lambda (-1: the codec's)",
                          num(d.adaptive_lambda).c_str());
   option_parser_register(opp, "-memzip_adaptive_candidates", OPT_CSTR, &adaptive_candidates,
-                         "memzip: adaptive candidate codecs, comma-separated (empty: the codec's)",
+                         "memzip: adaptive candidate codecs, /-separated, knobs allowed: mag_bdi:bases=8+4+2/fpc (empty: the codec's)",
                          "");
-  option_parser_register(opp, "-memzip_verify", OPT_BOOL, &verify,
-                         "memzip: decompress every compressed block and compare (stop on mismatch)",
+  // A string, not OPT_BOOL: the parser asserts (aborts) on a bool other than 0/1.
+  option_parser_register(opp, "-memzip_verify", OPT_CSTR, &verify,
+                         "memzip: decompress every compressed block and compare (stop on mismatch), 0 or 1",
                          d.verify ? "1" : "0");
   option_parser_register(opp, "-memzip_trace", OPT_CSTR, &trace,
                          "memzip: write every DRAM block access to this zstd trace file", "");
@@ -265,8 +266,8 @@ void memzip_options::init(const memory_config &config) {
   o.e2mc_sampling = rust::String(cstr(e2mc_sampling));
   o.adaptive_lambda = adaptive_lambda;
   o.adaptive_candidates = rust::String(cstr(adaptive_candidates));
-  o.verify = verify;
   try {
+    o.verify = memzip::parse_switch("-memzip_verify", cstr(verify));
     memzip::validate_options(o);
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
@@ -275,6 +276,14 @@ void memzip_options::init(const memory_config &config) {
   if (latency_mhz == 0) memzip_fatal("-memzip_latency_mhz: invalid value '0': expected a clock in MHz");
   if (uses_simple_dram_model(config) && !none)
     memzip_fatal("-memzip_codec needs the detailed DRAM model (-gpgpu_simple_dram_model 0)");
+  // The L2 writes back and fills whole lines: a block of another size would
+  // never be seen, and the run would compress nothing.
+  if (!none && !config.m_L2_config.disabled() && config.m_L2_config.get_line_sz() != block_bytes) {
+    const std::string why = "-memzip_block_bytes " + std::to_string(block_bytes) +
+                            ": the L2 moves " + std::to_string(config.m_L2_config.get_line_sz()) +
+                            "-byte lines to and from DRAM and memzip compresses whole lines: set it to the L2 line size";
+    memzip_fatal(why.c_str());
+  }
   s->block_bytes = block_bytes;
   s->stats_json = cstr(stats_json);
   // Partition-local addresses are block-aligned only if no channel or

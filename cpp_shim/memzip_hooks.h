@@ -64,7 +64,7 @@ struct memzip_options {
   char *e2mc_sampling;
   int adaptive_lambda;
   char *adaptive_candidates;
-  bool verify;
+  char *verify;  // 0 or 1, checked by memzip (a bool option aborts on other values)
   char *trace;
   char *stats_json;
   unsigned latency_mhz;

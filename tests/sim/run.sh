@@ -13,7 +13,9 @@
 #    per-channel lines), and every other statistic line of the log the same;
 #  - mag_bdi cuts DRAM bytes of low-dynamic-range ints by >= 30%;
 #  - random bytes compress nothing (effective ratio < 1.02 for every codec);
-#  - determinism, a bad option stopping the run with one line, the trace file.
+#  - determinism, a bad option stopping the run with one line, the trace file;
+#  - the option checks of options.sh (E2MC settings of adaptive candidates,
+#    bad values stopping with one line); MEMZIP_SIM_CHECKS=options runs only those.
 # MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -35,7 +37,8 @@ source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
 
 step "build the simulator with memzip and the unpatched baseline"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
-bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version dev-baseline >/dev/null
+[[ "${MEMZIP_SIM_CHECKS:-all}" == options ]] ||
+    bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version dev-baseline >/dev/null
 (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
 memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
 [[ "$memzip" == /* ]] || memzip="$MEMZIP_ROOT/$memzip"
@@ -52,6 +55,12 @@ sim() {
         --set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000" \
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
+
+if [[ "${MEMZIP_SIM_CHECKS:-all}" == options ]]; then
+    source "$(dirname "$0")/options.sh"
+    echo "$passed passed, $failed failed"
+    exit $((failed > 0))
+fi
 
 
 codecs="none bdi mag_bdi e2mc16 bpc adaptive"
@@ -172,6 +181,8 @@ first_libdir=$(cd "$work/libcheck" && bash "$MEMZIP_ROOT/scripts/run-in-sim.sh" 
 snapshot=$(sed -n 1p "$(gpgpusim_checkout_pointer)")
 verdict "runs-load-the-checkouts-library" "first library folder $first_libdir, this checkout's snapshot $snapshot" \
     test "$first_libdir" == "$snapshot" -a "$first_libdir" != "$(cat "$GPGPUSIM_DIR/libdir")"
+
+source "$(dirname "$0")/options.sh"
 
 # Real benchmarks: tests/bench/run.sh.
 

@@ -115,7 +115,7 @@ impl AnalyzeOptions {
 }
 
 /// Splits a `--codecs` list. Knob lists use commas too
-/// (`adaptive:lambda=6,candidates=fpc+bdi`), so a piece that starts with
+/// (`adaptive:lambda=6,candidates=fpc/bdi`), so a piece that starts with
 /// `key=` continues the previous spec instead of naming a codec.
 pub fn split_codec_list(list: &str) -> Vec<String> {
     let mut specs: Vec<String> = Vec::new();
@@ -371,9 +371,21 @@ impl CodecRun {
     }
 }
 
+/// Opens a trace of a block size memzip's codecs take (the one rule of
+/// `analyze` and `e2mc-profile`: a table profiled from blocks no codec can
+/// be configured for would be of no use).
 pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
     let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
-    TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))
+    let reader = TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let block_bytes = reader.block_bytes();
+    if !memzip::geometry::BLOCK_SIZES.contains(&block_bytes) {
+        return Err(format!(
+            "{}: trace of {block_bytes}-byte blocks: memzip's codecs take blocks of {:?} bytes",
+            path.display(),
+            memzip::geometry::BLOCK_SIZES
+        ));
+    }
+    Ok(reader)
 }
 
 /// Reads the analysed blocks of a trace into chunks and sends them; stops
@@ -645,8 +657,8 @@ mod tests {
     fn codec_lists_keep_knob_commas() {
         assert_eq!(split_codec_list("none,bdi, fpc"), vec!["none", "bdi", "fpc"]);
         assert_eq!(
-            split_codec_list("bdi,adaptive:lambda=6,candidates=fpc:variant=paper004+bdi,cpack"),
-            vec!["bdi", "adaptive:lambda=6,candidates=fpc:variant=paper004+bdi", "cpack"]
+            split_codec_list("bdi,adaptive:lambda=6,candidates=e2mc16:pdw=2,mfv=64/fpc:variant=paper004,cpack"),
+            vec!["bdi", "adaptive:lambda=6,candidates=e2mc16:pdw=2,mfv=64/fpc:variant=paper004", "cpack"]
         );
         assert_eq!(split_codec_list("e2mc16:pdw=4,mfv=512"), vec!["e2mc16:pdw=4,mfv=512"]);
         assert_eq!(split_codec_list(""), Vec::<String>::new());

@@ -103,7 +103,7 @@ struct AnalyzeArgs {
     /// Trace files written by the simulator's -memzip_trace.
     #[arg(required = true)]
     traces: Vec<PathBuf>,
-    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc+bdi`).
+    /// Codec specs, comma-separated (knobs may follow: `adaptive:lambda=6,candidates=fpc/bdi`).
     /// Default: every registered codec.
     #[arg(long)]
     codecs: Vec<String>,
@@ -177,18 +177,47 @@ struct TableArgs {
     markdown: bool,
 }
 
-fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
-    if args.jobs > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(args.jobs)
-            .build_global()
-            .map_err(|e| format!("cannot start {} worker threads: {e}", args.jobs))?;
+/// Worker threads for `analyze`: one task per codec and per Shannon bound,
+/// each of which may use every core, so more threads than that only cost
+/// (`--jobs 100000` took minutes to start).
+fn analyze_threads(jobs: usize, tasks: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cap = tasks.max(1) * cores;
+    if jobs > cap {
+        eprintln!("memzip analyze: note: --jobs {jobs} capped at {cap} ({tasks} codecs and bounds x {cores} cores)");
     }
+    jobs.min(cap)
+}
+
+/// Rejects analyze arguments that would run but measure nothing.
+fn check_analyze_args(args: &AnalyzeArgs, codecs: &[String]) -> Result<(), String> {
+    if !args.codecs.is_empty() && codecs.is_empty() {
+        return Err(format!("--codecs: no codec given (names: {})", codec_names().join(", ")));
+    }
+    if args.e2mc_sample_blocks == 0 {
+        return Err("--e2mc-sample-blocks: invalid value '0': expected at least 1 block to sample".into());
+    }
+    if args.shannon_max_distinct == 0 {
+        return Err("--shannon-max-distinct: invalid value '0': expected at least 1 distinct value".into());
+    }
+    Ok(())
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     let codecs: Vec<String> = if args.codecs.is_empty() {
         codec_names().into_iter().map(String::from).collect()
     } else {
         args.codecs.iter().flat_map(|list| analyze::split_codec_list(list)).collect()
     };
+    check_analyze_args(&args, &codecs)?;
+    let shannon_tasks = if args.no_shannon { 0 } else { args.shannon_bits.len() };
+    let jobs = analyze_threads(args.jobs, codecs.len() + shannon_tasks);
+    if jobs > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build_global()
+            .map_err(|e| format!("cannot start {jobs} worker threads: {e}"))?;
+    }
     let mut options = AnalyzeOptions::new(codecs);
     options.mag_bytes = args.mag_bytes;
     options.include_reads = args.include_reads;
@@ -296,6 +325,8 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         return Ok(());
     }
     let runners = if args.runner.is_empty() {
+        // The simulator's runners: what they would reject, reject before launching.
+        sweep::validate(&runs, &repo)?;
         sweep::Runners::of_repo(&repo)
     } else {
         sweep::Runners::single(args.runner.clone())

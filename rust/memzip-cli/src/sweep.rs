@@ -22,14 +22,23 @@
 //! complete: a rerun skips those (resume after a kill loses nothing) and
 //! retries failures, which are kept in `OUT/<id>.failed/` with the runner's
 //! output.
+//!
+//! A sweep owns its output directory while it runs (`OUT/.sweep.lock`, its
+//! pid): a second sweep into it stops with one line instead of deleting the
+//! first one's `.tmp-<id>` directories under its simulations. Each runner
+//! runs under a small guard ([`GUARD`]) that kills the runner's process group
+//! when the sweep goes away, even by SIGKILL: no simulation outlives it.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use memzip::codec::registry::{self, CodecSpec};
+use memzip::Geometry;
 use rayon::prelude::*;
 use serde::Deserialize;
 
@@ -175,7 +184,7 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
                 if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
             for codec in &entry.codecs {
                 // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
-                let codec_id = codec.replace([':', '=', ',', '+'], "_");
+                let codec_id = codec.replace([':', '=', ',', '+', '/'], "_");
                 check_name("codec", &codec_id)?;
                 for (k, options) in sets.iter().enumerate() {
                     let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
@@ -198,13 +207,32 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
     Ok(runs)
 }
 
+/// Runs its arguments (the runner) in a process group of their own and kills
+/// that group once its standard input, a pipe whose other end only the sweep
+/// holds, reaches end of file: the sweep ended, crashed or was killed. The
+/// kernel closes the pipe whatever killed the sweep, so this needs no signal
+/// handler (a SIGKILL cannot be handled).
+pub const GUARD: &str = r#"exec 3<&0
+set -m
+"$@" </dev/null 3<&- &
+runner=$!
+set +m
+{ read -r _ <&3; kill -TERM -- "-$runner" 2>/dev/null; sleep 2; kill -KILL -- "-$runner" 2>/dev/null; } &
+watcher=$!
+wait "$runner"
+status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"
+"#;
+
 fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
     let runner = match run.target {
         Target::Program(_) => &runners.program,
         Target::Benchmark { .. } => &runners.benchmark,
     };
-    let mut command = Command::new(&runner[0]);
-    command.args(&runner[1..]).arg("--codec").arg(&run.codec).arg("--out").arg(dir);
+    let mut command = Command::new("bash");
+    command.arg("-c").arg(GUARD).arg("memzip-sweep-guard");
+    command.args(runner).arg("--codec").arg(&run.codec).arg("--out").arg(dir);
     for line in &run.options {
         command.arg("--set").arg(line);
     }
@@ -216,6 +244,66 @@ fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
         Target::Benchmark { name, preset } => command.arg("--benchmark").arg(name).arg("--preset").arg(preset),
     };
     command
+}
+
+/// Checks before launching what would make runs fail at once: every codec
+/// must build (memzip's registry) and every benchmark must have a manifest
+/// in `repo/benchmarks/` (the rule of `scripts/bench.sh`) with the preset.
+pub fn validate(runs: &[Run], repo: &Path) -> Result<(), String> {
+    for run in runs {
+        CodecSpec::parse(&run.codec, Geometry::default())
+            .and_then(|spec| registry::build(&spec))
+            .map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
+        if let Target::Benchmark { name, preset } = &run.target {
+            let presets = benchmark_presets(repo, name).map_err(|e| format!("run {}: {e}", run.id))?;
+            if !presets.contains(preset) {
+                return Err(format!("run {}: benchmark '{name}' has presets {}, not '{preset}'", run.id, presets.join(", ")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The presets of a benchmark: `suite/name`, or a `name` only one suite has.
+fn benchmark_presets(repo: &Path, name: &str) -> Result<Vec<String>, String> {
+    let benchmarks = repo.join("benchmarks");
+    let manifests: Vec<PathBuf> = if name.contains('/') {
+        let path = benchmarks.join(format!("{name}.env"));
+        if path.is_file() { vec![path] } else { Vec::new() }
+    } else {
+        let mut found: Vec<PathBuf> = fs::read_dir(&benchmarks)
+            .map(|suites| suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    let manifest = match manifests.as_slice() {
+        [] => return Err(format!("unknown benchmark '{name}' (see scripts/bench.sh list)")),
+        [one] => one,
+        _ => return Err(format!("benchmark '{name}' is in several suites: name it as suite/{name}")),
+    };
+    let text = fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let presets = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("PRESETS="))
+        .map(|value| value.trim_matches(['"', '\'']).split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    Ok(presets)
+}
+
+/// One line on why a run failed: the first error line of the runner's
+/// output, else its last line, else the exit status.
+pub fn failure_cause(out: &Path, id: &str) -> String {
+    let failed = out.join(format!("{id}.failed"));
+    let log = fs::read_to_string(failed.join("runner.log")).unwrap_or_default();
+    let lines: Vec<&str> = log.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let line = lines
+        .iter()
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or(lines.last())
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| fs::read_to_string(failed.join("reason.txt")).unwrap_or_default().trim().to_string());
+    line.chars().take(300).collect()
 }
 
 /// The runs of `runs` without a complete result in `out` yet.
@@ -235,17 +323,11 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
             fs::remove_dir_all(stale).map_err(|e| format!("{}: {e}", stale.display()))?;
         }
     }
-    let mut command = runner_command(runners, run, &tmp);
-    let runner = command.get_program().to_string_lossy().into_owned();
-    let output = command.output();
-    let (success, log, reason) = match output {
-        Ok(o) => {
-            let mut log = o.stdout;
-            log.extend_from_slice(&o.stderr);
-            (o.status.success(), log, format!("runner exited with {}", o.status))
-        }
-        Err(e) => (false, Vec::new(), format!("cannot start runner '{runner}': {e}")),
-    };
+    // The runner's output goes to a file beside the run (the runner empties its --out).
+    let log_path = out.join(format!(".tmp-{}.log", run.id));
+    let (success, reason) = run_guarded(runner_command(runners, run, &tmp), &log_path)?;
+    let log = fs::read(&log_path).unwrap_or_default();
+    let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
         return Ok(true);
@@ -261,12 +343,77 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     Ok(false)
 }
 
+/// Runs a guarded runner with its output in `log`; whether it succeeded, and
+/// why not.
+fn run_guarded(mut command: Command, log: &Path) -> Result<(bool, String), String> {
+    let file = fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let file2 = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+    command.stdin(Stdio::piped()).stdout(file).stderr(file2);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return Ok((false, format!("cannot start the runner under bash: {e}"))),
+    };
+    // Held until the runner ends: dropping it (or the sweep dying) is the guard's signal.
+    let stdin = child.stdin.take();
+    let status = child.wait().map_err(|e| format!("waiting for the runner: {e}"))?;
+    drop(stdin);
+    Ok((status.success(), format!("runner exited with {status}")))
+}
+
+/// `OUT/.sweep.lock`, holding the pid of the sweep that owns `OUT`; removed
+/// when the sweep ends (a killed sweep's lock is stale: its pid is gone).
+pub struct OutLock {
+    path: PathBuf,
+}
+
+/// Whether `pid` is a running memzip process (a stale lock's pid may have
+/// been reused by another program).
+fn is_running_memzip(pid: u32) -> bool {
+    fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("memzip"))
+}
+
+/// Takes `OUT/.sweep.lock`, or says which sweep holds it.
+pub fn lock_out(out: &Path) -> Result<OutLock, String> {
+    let path = out.join(".sweep.lock");
+    for _ in 0..2 {
+        match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                writeln!(file, "{}", std::process::id()).map_err(|e| format!("{}: {e}", path.display()))?;
+                return Ok(OutLock { path });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let holder = fs::read_to_string(&path).ok().and_then(|s| s.trim().parse::<u32>().ok());
+                match holder {
+                    Some(pid) if pid != std::process::id() && is_running_memzip(pid) => {
+                        return Err(format!(
+                            "{}: another sweep (pid {pid}) is still running into this directory: wait for it or stop it (lock {})",
+                            out.display(),
+                            path.display()
+                        ))
+                    }
+                    // Stale: its sweep was killed. Take it over.
+                    _ => fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?,
+                }
+            }
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    Err(format!("{}: cannot take the lock", path.display()))
+}
+
+impl Drop for OutLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 /// Runs every incomplete run of `runs` with up to `jobs` at once.
 pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result<Outcome, String> {
     if runners.program.is_empty() || runners.benchmark.is_empty() {
         return Err("no runner command".into());
     }
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _lock = lock_out(out)?;
     let todo = pending(runs, out);
     let skipped = runs.len() - todo.len();
     eprintln!("memzip sweep: {} runs, {skipped} already done, {} to run with -j {jobs}", runs.len(), todo.len());
@@ -279,7 +426,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
                 let start = Instant::now();
                 let ok = run_one(runners, run, out)?;
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                let verdict = if ok { "ok" } else { "FAILED" };
+                let verdict = if ok { "ok".to_string() } else { format!("FAILED: {}", failure_cause(out, &run.id)) };
                 let line = format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
                 // A log (not a terminal) gets the lines; a terminal also the bar.
                 if bar.is_hidden() {

@@ -135,7 +135,7 @@ fn cli_prints_a_table_and_writes_the_same_json() {
         "--codecs",
         "none,bdi",
         "--codecs",
-        "adaptive:lambda=6,candidates=fpc+bdi",
+        "adaptive:lambda=6,candidates=fpc/bdi",
         "--json",
         json.to_str().unwrap(),
         "--e2mc-sample-blocks",
@@ -150,7 +150,7 @@ fn cli_prints_a_table_and_writes_the_same_json() {
     let t = &report["traces"][0];
     assert_eq!(t["blocks"], ANALYSED);
     let codecs: Vec<&str> = t["codecs"].as_array().unwrap().iter().map(|c| c["codec"].as_str().unwrap()).collect();
-    assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc+bdi"]);
+    assert_eq!(codecs, ["none", "bdi", "adaptive:lambda=6,candidates=fpc/bdi"]);
 
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
@@ -312,4 +312,55 @@ fn cli_profiles_then_analyzes_offline() {
         memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "e2mc8", "--e2mc-table", table.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.starts_with(&format!("memzip: error: {}: ", table.display())), "{stderr}");
+}
+
+#[test]
+fn arguments_that_would_measure_nothing_are_errors() {
+    let dir = common::temp_dir("analyze-args");
+    let trace = dir.join("t.mzt");
+    common::write_trace(&trace, 50, 128, false);
+    let t = trace.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["--codecs", ""], "memzip: error: --codecs: no codec given (names: none, "),
+        (vec!["--e2mc-sample-blocks", "0"], "memzip: error: --e2mc-sample-blocks: invalid value '0'"),
+        (vec!["--shannon-max-distinct", "0"], "memzip: error: --shannon-max-distinct: invalid value '0'"),
+    ] {
+        let out = memzip(&[&["analyze", t][..], &args].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.starts_with(expected) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: no table");
+    }
+}
+
+#[test]
+fn jobs_are_capped() {
+    let dir = common::temp_dir("analyze-jobs");
+    let trace = dir.join("t.mzt");
+    common::write_trace(&trace, 50, 128, false);
+    let start = std::time::Instant::now();
+    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "bdi,fpc", "--no-shannon", "--jobs", "100000"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let note = format!("memzip analyze: note: --jobs 100000 capped at {} (2 codecs and bounds x {cores} cores)", 2 * cores);
+    assert_eq!(stderr.trim_end(), note);
+    // Uncapped, 100000 threads took over two minutes to start.
+    assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn profile_and_analyze_share_one_block_size_rule() {
+    let dir = common::temp_dir("analyze-block-size");
+    let trace = dir.join("t100.mzt");
+    common::write_trace(&trace, 20, 100, false);
+    let t = trace.to_str().unwrap();
+    let table = dir.join("table.json");
+    let expected = format!("memzip: error: {t}: trace of 100-byte blocks: memzip's codecs take blocks of [32, 64, 128] bytes");
+    for args in [vec!["analyze", t], vec!["e2mc-profile", t, "-o", table.to_str().unwrap()]] {
+        let out = memzip(&args);
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), expected, "{args:?}");
+        assert_eq!(out.status.code(), Some(1));
+    }
+    assert!(!table.exists(), "no table from blocks no codec takes");
 }

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use memzip_cli::sweep::{expand, load_spec, sweep, Run, Runners, Target};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
-/// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad".
+/// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
+/// with $PIDS, appends its pid and its sleep's there.
 const FAKE_RUNNER: &str = r#"#!/usr/bin/env bash
 set -eu
 codec= out= sets=()
@@ -27,7 +28,9 @@ while (($#)); do
 done
 echo x >> "$COUNT"
 mkdir -p "$out"
-sleep "${SLEEP:-0}"
+sleep "${SLEEP:-0}" &
+[[ -z "${PIDS:-}" ]] || echo "$$ $!" >> "$PIDS"
+wait $!
 [[ "$codec" != bad ]] || { echo "bad codec" >&2; exit 1; }
 printf '{"codec": "%s", "program": "%s", "options": "%s"}\n' "$codec" "$*" "${sets[*]:-}" > "$out/run.json"
 "#;
@@ -214,4 +217,133 @@ fn resume_after_a_kill_runs_only_what_is_missing() {
     assert!(leftovers.is_empty(), "no half-written run directories remain");
     let run = fs::read_to_string(out.join("floats-mag_bdi-o1/run.json")).unwrap();
     assert!(run.contains("-memzip_mdc_bytes 4096"), "{run}");
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn gone(pid: &str) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_killed_sweep_takes_its_simulations_with_it_and_owns_its_directory_meanwhile() {
+    let dir = common::temp_dir("sweep-kill");
+    let runner = write_runner(&dir);
+    let spec = write_spec(&dir, &["none", "bdi"]); // 6 runs
+    let out = dir.join("results");
+    let pids = dir.join("pids");
+    let sweep_cmd = |sleep: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_memzip"));
+        c.arg("sweep").arg(&spec).arg("--out").arg(&out).arg("-j").arg("2").arg("--runner").arg("bash").arg(&runner);
+        c.env("COUNT", dir.join("count")).env("SLEEP", sleep).env("PIDS", &pids).current_dir(&dir);
+        c.stdout(Stdio::null()).stderr(Stdio::piped());
+        c
+    };
+    let mut first = sweep_cmd("60").spawn().unwrap();
+    let start = Instant::now();
+    let started = || fs::read_to_string(&pids).map(|s| s.lines().count()).unwrap_or(0);
+    while started() < 2 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(started(), 2, "two runners started");
+
+    // A second sweep into the same directory refuses with one line.
+    let second = sweep_cmd("0").output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    let expected = format!("memzip: error: {}: another sweep (pid {}) is still running", out.display(), first.id());
+    assert!(stderr.starts_with(&expected) && stderr.lines().count() == 1, "{stderr}");
+
+    first.kill().unwrap(); // SIGKILL: the sweep cannot clean up itself
+    first.wait().unwrap();
+    let orphans = || -> Vec<String> {
+        let text = fs::read_to_string(&pids).unwrap();
+        text.split_whitespace().filter(|pid| !gone(pid)).map(String::from).collect()
+    };
+    let killed = Instant::now();
+    while !orphans().is_empty() && killed.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(orphans().is_empty(), "runners and their children outlived the sweep: {:?}", orphans());
+    assert!(killed.elapsed() < Duration::from_secs(5), "took {:?}", killed.elapsed());
+
+    // The killed sweep's lock is stale: a rerun takes it and finishes everything.
+    let rerun = sweep_cmd("0").output().unwrap();
+    assert!(rerun.status.success(), "{}", String::from_utf8_lossy(&rerun.stderr));
+    let done = fs::read_dir(&out).unwrap().flatten().filter(|e| e.path().join("run.json").is_file()).count();
+    assert_eq!(done, 6);
+    assert!(!out.join(".sweep.lock").exists(), "the lock goes with the sweep");
+}
+
+/// `memzip sweep SPEC --out OUT` with the default runners, in `dir`.
+fn default_sweep(dir: &Path, spec: &str) -> std::process::Output {
+    let path = dir.join("spec.json");
+    fs::write(&path, spec).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .arg("sweep")
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn codecs_and_benchmarks_are_checked_before_launching() {
+    // A repository whose sim-run.sh only records that it was launched.
+    let dir = common::temp_dir("sweep-validate");
+    fs::create_dir_all(dir.join("scripts")).unwrap();
+    fs::write(dir.join("scripts/sim-run.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
+    fs::write(dir.join("scripts/bench.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
+    fs::create_dir_all(dir.join("benchmarks/rodinia")).unwrap();
+    fs::write(dir.join("benchmarks/rodinia/bfs.env"), "SUITE=rodinia\nPRESETS=\"tiny small\"\n").unwrap();
+    for (spec, expected) in [
+        (r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["none", "zip"]}]}"#, "memzip: error: run a-zip: codec 'zip': invalid codec 'zip'"),
+        (
+            r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["e2mc16:pdw=4,pdw=8"]}]}"#,
+            "memzip: error: run a-e2mc16_pdw_4_pdw_8: codec 'e2mc16:pdw=4,pdw=8': invalid e2mc16 knob 'pdw'",
+        ),
+        (r#"{"runs": [{"benchmark": "nosuch", "codecs": ["none"]}]}"#, "memzip: error: run nosuch-tiny-none: unknown benchmark 'nosuch'"),
+        (
+            r#"{"runs": [{"benchmark": "bfs", "presets": ["paper"], "codecs": ["none"]}]}"#,
+            "memzip: error: run bfs-paper-none: benchmark 'bfs' has presets tiny, small, not 'paper'",
+        ),
+    ] {
+        let out = default_sweep(&dir, spec);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.starts_with(expected) && stderr.lines().count() == 1, "{stderr}");
+        assert!(!dir.join("launched").exists(), "nothing launched for {spec}");
+    }
+    let out = default_sweep(&dir, r#"{"runs": [{"benchmark": "rodinia/bfs", "presets": ["small"], "codecs": ["none"]}]}"#);
+    assert!(dir.join("launched").exists(), "a valid sweep launches: {}", String::from_utf8_lossy(&out.stderr));
+
+    // The repository's own sweeps pass the check.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for entry in fs::read_dir(repo.join("benchmarks/sweeps")).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "json") {
+            let runs = expand(&load_spec(&entry.path()).unwrap(), &repo).unwrap();
+            memzip_cli::sweep::validate(&runs, &repo).unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+        }
+    }
+}
+
+#[test]
+fn a_failure_line_says_why() {
+    let dir = common::temp_dir("sweep-cause");
+    let runner = write_runner(&dir);
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"name": "ints", "argv": ["p"], "codecs": ["bad"]}]}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .args(["sweep", spec.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap(), "--runner", "bash"])
+        .arg(&runner)
+        .env("COUNT", dir.join("count"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("[1/1] ints-bad FAILED: bad codec (")), "{stderr}");
 }

@@ -8,6 +8,7 @@
 //! (a C++ exception on the other side) and catches panics: no Rust panic ever
 //! unwinds into C++.
 
+mod codec_flags;
 mod options;
 
 use std::fs::File;
@@ -41,7 +42,7 @@ pub mod ffi {
         /// `online:<instructions>`, `online:blocks=<N>` or `offline:<table.json>`.
         pub e2mc_sampling: String,
         pub adaptive_lambda: i32,
-        /// Comma- or plus-separated codec names.
+        /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
         pub adaptive_candidates: String,
         pub verify: bool,
     }
@@ -89,6 +90,9 @@ pub mod ffi {
         fn codec_names() -> String;
         /// Checks options without building anything; the error names the flag.
         fn validate_options(options: &Options) -> Result<()>;
+        /// The value of a 0/1 flag such as `-memzip_verify`; anything else is
+        /// an error naming the flag.
+        fn parse_switch(flag: &str, value: &str) -> Result<bool>;
 
         fn new_controller(options: &Options) -> Result<Box<Controller>>;
         /// A DRAM write-back of the block at `addr` holding `data`.
@@ -172,6 +176,16 @@ fn validate_options(options: &Options) -> Result<(), String> {
     new_controller(options).map(|_| ())
 }
 
+/// The simulator registers 0/1 flags as strings: its own boolean options
+/// abort on any other value (an assertion in option_parser.cc).
+fn parse_switch(flag: &str, value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        other => Err(format!("{flag}: invalid value '{other}': expected 0 or 1")),
+    }
+}
+
 pub struct Controller {
     inner: MemoryController,
     sampling_instructions: u64,
@@ -179,9 +193,9 @@ pub struct Controller {
 
 fn new_controller(options: &Options) -> Result<Box<Controller>, String> {
     guard("new_controller", || {
-        let (spec, mc_options) = controller_parts(options)?;
+        let (spec, mc_options, sampling_instructions) = options::resolve(options)?;
         let inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
-        Ok(Box::new(Controller { inner, sampling_instructions: online_sampling_instructions(options)? }))
+        Ok(Box::new(Controller { inner, sampling_instructions }))
     })
 }
 
@@ -485,11 +499,23 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_is_0_or_1() {
+        assert_eq!(parse_switch("-memzip_verify", "1"), Ok(true));
+        assert_eq!(parse_switch("-memzip_verify", " 0"), Ok(false));
+        assert_eq!(parse_switch("-memzip_verify", "2").unwrap_err(), "-memzip_verify: invalid value '2': expected 0 or 1");
+        assert!(parse_switch("-memzip_verify", "yes").is_err());
+    }
+
+    #[test]
     fn bad_codec_is_one_line_naming_the_flag() {
         let mut options = default_options();
         options.codec = "zip".into();
         let err = new_controller(&options).err().unwrap();
         assert!(err.starts_with("-memzip_codec: invalid codec 'zip': expected one of none, bdi"), "{err}");
         assert!(validate_options(&options).is_err());
+        options.codec = "mag_bdi".into();
+        options.mdc_assoc = 3;
+        let err = new_controller(&options).err().unwrap();
+        assert!(err.starts_with("-memzip_mdc_assoc: invalid mdc_assoc '3': expected a divisor of the 512 lines"), "{err}");
     }
 }

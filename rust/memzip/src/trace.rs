@@ -83,6 +83,10 @@ pub enum TraceError {
     BadBlockSize { found: u64 },
     /// The stream ended inside the header or a record.
     Truncated { record: Option<u64>, field: &'static str },
+    /// The file holds compressed bytes but ends before zstd could decode any
+    /// of them: it was cut off inside the first zstd block (the header is not
+    /// what is wrong).
+    CutInFirstBlock { compressed_bytes: u64 },
     /// A field holds a value the format does not allow.
     Corrupt { record: u64, why: String },
     /// A record handed to the writer has the wrong number of bytes.
@@ -103,6 +107,11 @@ impl fmt::Display for TraceError {
                 write!(f, "trace declares {found}-byte blocks, expected 1..={MAX_BLOCK_BYTES}")
             }
             TraceError::Truncated { record: None, field } => write!(f, "trace truncated in the header ({field})"),
+            TraceError::CutInFirstBlock { compressed_bytes } => write!(
+                f,
+                "trace truncated: the file ends after {compressed_bytes} bytes, inside the first zstd block, \
+                 so no record can be decoded (was it cut off while being written or copied?)"
+            ),
             TraceError::Truncated { record: Some(n), field } => write!(f, "trace truncated in record {n} ({field})"),
             TraceError::Corrupt { record, why } => write!(f, "corrupt trace record {record}: {why}"),
             TraceError::WrongDataSize { expected, got } => {
@@ -237,8 +246,27 @@ impl<W: Write> TraceWriter<W> {
 
 /// Reads a trace record by record; an iterator of `Result<Record>` that
 /// stops after the first error.
+/// Counts the bytes read from the file, to tell a cut-off zstd stream from
+/// a short header.
+struct Counting<R> {
+    inner: R,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+/// Largest zstd frame header (magic 4 + descriptor 1 + window 1 + dictionary
+/// id 4 + content size 8 bytes): a file no longer than this holds no block yet.
+const ZSTD_FRAME_HEADER_MAX: u64 = 18;
+
 pub struct TraceReader<R: Read> {
-    decoder: zstd::Decoder<'static, io::BufReader<R>>,
+    decoder: zstd::Decoder<'static, io::BufReader<Counting<R>>>,
     block_bytes: usize,
     prev_cycle: u64,
     prev_address: u64,
@@ -250,11 +278,17 @@ pub struct TraceReader<R: Read> {
 impl<R: Read> TraceReader<R> {
     /// Opens a trace and checks its header.
     pub fn new(reader: R) -> Result<Self, TraceError> {
-        let decoder = zstd::Decoder::new(reader)
+        let decoder = zstd::Decoder::new(Counting { inner: reader, bytes: 0 })
             .map_err(|source| TraceError::Io { context: "zstd decoder setup".into(), source })?;
         let mut trace = TraceReader { decoder, block_bytes: 0, prev_cycle: 0, prev_address: 0, record: 0, done: false };
         let mut magic = [0u8; 8];
-        trace.read_field(&mut magic, None, "magic")?;
+        trace.read_field(&mut magic, None, "magic").map_err(|e| match e {
+            // Nothing decoded although the file has bytes beyond a zstd frame header.
+            TraceError::Truncated { .. } if trace.compressed_bytes() > ZSTD_FRAME_HEADER_MAX => {
+                TraceError::CutInFirstBlock { compressed_bytes: trace.compressed_bytes() }
+            }
+            other => other,
+        })?;
         if magic != MAGIC {
             return Err(TraceError::BadMagic { found: magic.to_vec() });
         }
@@ -276,6 +310,11 @@ impl<R: Read> TraceReader<R> {
 
     pub fn block_bytes(&self) -> usize {
         self.block_bytes
+    }
+
+    /// Bytes read from the underlying file so far (read ahead in buffers).
+    fn compressed_bytes(&self) -> u64 {
+        self.decoder.get_ref().get_ref().bytes
     }
 
     /// Fills `buf` or reports which field the stream ended in.
@@ -459,11 +498,33 @@ mod tests {
         for cut in [bytes.len() - 1, bytes.len() / 2, 20, 5, 0] {
             let result = TraceReader::new(&bytes[..cut]).and_then(|r| r.collect::<Result<Vec<_>, _>>());
             let err = result.expect_err(&format!("cut at {cut} of {} accepted", bytes.len()));
-            assert!(matches!(err, TraceError::Truncated { .. } | TraceError::Io { .. }), "cut {cut}: {err}");
+            let cut_off = matches!(err, TraceError::Truncated { .. } | TraceError::Io { .. } | TraceError::CutInFirstBlock { .. });
+            assert!(cut_off, "cut {cut}: {err}");
         }
         // An empty file has no header at all.
         let err = TraceReader::new(&[][..]).err().unwrap();
         assert_eq!(err.to_string(), "trace truncated in the header (magic)");
+        // A stream cut inside its first zstd block decodes nothing: say so,
+        // not that the header is short.
+        let mut state = 0x1234_5678_u32;
+        let mut noise = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (state >> 24) as u8
+                })
+                .collect()
+        };
+        let long: Vec<Record> = (0..64u64)
+            .map(|i| Record { cycle: i, kind: AccessKind::Write, controller: 0, address: i * 128, data: noise(128) })
+            .collect();
+        let bytes = encode(&long, 128);
+        assert!(bytes.len() > 2000, "{} bytes", bytes.len());
+        for cut in [100, 500, 1000] {
+            let err = TraceReader::new(&bytes[..cut]).err().expect("a cut stream is an error");
+            assert!(matches!(err, TraceError::CutInFirstBlock { compressed_bytes } if compressed_bytes == cut as u64), "{err}");
+            assert!(err.to_string().starts_with(&format!("trace truncated: the file ends after {cut} bytes, inside the first zstd block")));
+        }
         // A writer that was never finished leaves an incomplete frame.
         let mut w = TraceWriter::new(Vec::new(), 128).unwrap();
         w.write(&sample_records()[0]).unwrap();

@@ -1,10 +1,11 @@
 //! Builds a codec from a config string such as `mag_bdi`, `e2mc16:pdw=4,mfv=1024`
-//! or `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`.
+//! or `adaptive:lambda=6,candidates=fpc/cpack_z/mag_bdi:bases=8+4+2`.
 //!
 //! Unknown names and knobs are errors that list what is valid, so a typo in a
 //! simulator config stops the run with one clear line.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::str::FromStr;
 
 use super::adaptive::{Adaptive, DEFAULT_CANDIDATES, DEFAULT_LAMBDA};
@@ -29,16 +30,31 @@ impl CodecSpec {
         CodecSpec { name: name.to_string(), geometry, knobs: BTreeMap::new(), table_json: None }
     }
 
-    /// Parses `name[:key=value[,key=value...]]`.
+    /// Parses `name[:key=value[,key=value...]]`. Each knob may be given once.
+    /// `candidates` (adaptive's list of codec specs, which have `,`-separated
+    /// knobs of their own) takes the rest of the text, so it comes last.
     pub fn parse(text: &str, geometry: Geometry) -> Result<Self, ConfigError> {
         let text = text.trim();
-        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
-        let mut spec = CodecSpec::new(name, geometry);
-        for pair in rest.split(',').filter(|p| !p.trim().is_empty()) {
-            let (key, value) = pair
-                .split_once('=')
-                .ok_or_else(|| ConfigError::new("codec knob", pair, "key=value"))?;
-            spec.set(key.trim(), value.trim());
+        let (name, mut rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut spec = CodecSpec::new(name.trim(), geometry);
+        while !rest.is_empty() {
+            let (pair, tail) = if rest.trim_start().starts_with(LIST_KNOB) {
+                (rest, "")
+            } else {
+                rest.split_once(',').unwrap_or((rest, ""))
+            };
+            rest = tail;
+            if pair.trim().is_empty() {
+                continue;
+            }
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                ConfigError::new("codec knob", pair.trim(), format!("key=value (adaptive's candidates are separated by '{CANDIDATE_SEPARATOR}')"))
+            })?;
+            let key = key.trim();
+            if spec.has(key) {
+                return Err(ConfigError::new(format!("{} knob", spec.name), key, "each knob once"));
+            }
+            spec.set(key, value.trim());
         }
         Ok(spec)
     }
@@ -54,6 +70,43 @@ impl CodecSpec {
 
     pub fn raw(&self, key: &str) -> Option<&str> {
         self.knobs.get(key).map(String::as_str)
+    }
+
+    /// `adaptive`'s candidates as specs: the `candidates` knob, or the
+    /// paper's defaults. Each has this spec's geometry and inherits its
+    /// `table_json`, so an offline E2MC table reaches an E2MC candidate.
+    pub fn candidate_specs(&self) -> Result<Vec<CodecSpec>, ConfigError> {
+        let texts: Vec<&str> = match self.raw("candidates") {
+            Some(list) => split_candidates(list),
+            None => DEFAULT_CANDIDATES.to_vec(),
+        };
+        let mut candidates: Vec<CodecSpec> = Vec::new();
+        for text in texts {
+            // `candidates=fpc/bdi,lambda=2`: adaptive's own knob ended up in a candidate.
+            let own_knob = text.split(',').skip(1).map(str::trim_start).find_map(|piece| {
+                ["lambda=", "candidates="].into_iter().find(|knob| piece.starts_with(*knob))
+            });
+            if let Some(knob) = own_knob {
+                return Err(ConfigError::new(
+                    "adaptive.candidates",
+                    format!("{knob}... after candidates"),
+                    "candidates as adaptive's last knob (its list runs to the end of the spec)",
+                ));
+            }
+            let mut candidate = CodecSpec::parse(text, self.geometry)?;
+            candidate.table_json.clone_from(&self.table_json);
+            if candidates.contains(&candidate) {
+                return Err(ConfigError::new("adaptive.candidates", candidate.to_string(), "each candidate once"));
+            }
+            candidates.push(candidate);
+        }
+        Ok(candidates)
+    }
+
+    /// Replaces the `candidates` knob with these specs (their knobs included).
+    pub fn set_candidates(&mut self, candidates: &[CodecSpec]) {
+        let list: Vec<String> = candidates.iter().map(CodecSpec::to_string).collect();
+        self.set("candidates", &list.join(CANDIDATE_SEPARATOR));
     }
 
     /// A knob's value parsed as `T`, or `default` when absent; `expected`
@@ -77,6 +130,32 @@ impl CodecSpec {
             )),
         }
     }
+}
+
+/// `name[:key=value,...]`, the text [`CodecSpec::parse`] reads back
+/// (`candidates` last).
+impl fmt::Display for CodecSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name)?;
+        let (list, others): (Vec<_>, Vec<_>) = self.knobs.iter().partition(|(k, _)| k.as_str() == "candidates");
+        let knobs: Vec<String> = others.into_iter().chain(list).map(|(k, v)| format!("{k}={v}")).collect();
+        if !knobs.is_empty() {
+            write!(f, ":{}", knobs.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+/// Separates adaptive's candidates: not `,` (separates knobs), `+`
+/// (separates `mag_bdi` bases) nor `;` (gpgpu-sim splits some option strings
+/// on it), and needs no quoting in a shell.
+pub const CANDIDATE_SEPARATOR: &str = "/";
+
+/// The knob whose value runs to the end of a spec.
+const LIST_KNOB: &str = "candidates=";
+
+fn split_candidates(list: &str) -> Vec<&str> {
+    list.split(CANDIDATE_SEPARATOR).map(str::trim).collect()
 }
 
 type Builder = fn(&CodecSpec) -> Result<Box<dyn Codec>, ConfigError>;
@@ -103,28 +182,24 @@ const CODECS: &[Entry] = &[
     Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
 ];
 
-/// `candidates` is a `+`-separated list of codec specs (the knob list itself
-/// is `,`-separated), e.g. `adaptive:lambda=6,candidates=fpc+cpack_z+bdi`;
-/// a candidate may carry one knob of its own: `fpc:variant=paper004`.
+/// `candidates` is a `/`-separated list of codec specs, each with its own
+/// knobs, e.g. `adaptive:lambda=6,candidates=fpc:variant=paper004/mag_bdi:bases=8+4+2`;
+/// it is adaptive's last knob (see [`CodecSpec::parse`]).
 fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let lambda = spec.knob("lambda", DEFAULT_LAMBDA, "a non-negative integer")?;
-    let texts: Vec<&str> = match spec.raw("candidates") {
-        Some(list) => list.split('+').map(str::trim).collect(),
-        None => DEFAULT_CANDIDATES.to_vec(),
-    };
     let selectable: Vec<&str> = codec_names().into_iter().filter(|n| !["none", "adaptive"].contains(n)).collect();
-    let candidates = texts
+    let candidates = spec
+        .candidate_specs()?
         .iter()
-        .map(|&text| {
-            let candidate = CodecSpec::parse(text, spec.geometry)?;
+        .map(|candidate| {
             if !selectable.contains(&candidate.name.as_str()) {
                 return Err(ConfigError::new(
                     "adaptive.candidates",
-                    text,
-                    format!("'+'-separated names from {}", selectable.join(", ")),
+                    candidate.to_string(),
+                    format!("'{CANDIDATE_SEPARATOR}'-separated names from {}", selectable.join(", ")),
                 ));
             }
-            build(&candidate)
+            build(candidate)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Box::new(Adaptive::new(candidates, lambda)?))
@@ -194,9 +269,39 @@ mod tests {
         assert!(names.iter().any(|n| n.starts_with("fpc/")), "{names:?}");
         assert!(names.iter().any(|n| n.starts_with("cpack_z/")), "{names:?}");
         assert!(names.iter().any(|n| n.starts_with("bdi/")), "{names:?}");
-        let err = build_str("adaptive:candidates=fpc+adaptive", Geometry::default()).err().unwrap();
+        let err = build_str("adaptive:candidates=fpc/adaptive", Geometry::default()).err().unwrap();
         assert!(err.expected.contains("cpack_z") && !err.expected.contains("none"), "{err}");
-        assert!(build_str("adaptive:candidates=fpc:variant=paper004+bdi", Geometry::default()).is_ok());
+        assert!(build_str("adaptive:candidates=fpc:variant=paper004/bdi", Geometry::default()).is_ok());
+    }
+
+    #[test]
+    fn candidates_carry_their_own_knobs() {
+        let codec = build_str("adaptive:lambda=2,candidates=mag_bdi:bases=8+4+2/fpc", Geometry::default()).unwrap();
+        let names = codec.encoding_names();
+        assert!(names.iter().any(|n| n.starts_with("mag_bdi/")) && names.iter().any(|n| n.starts_with("fpc/")), "{names:?}");
+        let spec = CodecSpec::parse("adaptive:lambda=2,candidates=e2mc16:pdw=2,mfv=64/fpc", Geometry::default()).unwrap();
+        assert_eq!(spec.raw("lambda"), Some("2"));
+        let candidates: Vec<String> = spec.candidate_specs().unwrap().iter().map(|c| c.to_string()).collect();
+        assert_eq!(candidates, ["e2mc16:mfv=64,pdw=2", "fpc"]);
+        assert_eq!(spec.to_string(), "adaptive:lambda=2,candidates=e2mc16:pdw=2,mfv=64/fpc");
+        assert_eq!(CodecSpec::parse(&spec.to_string(), Geometry::default()).unwrap(), spec);
+        let err = build_str("adaptive:candidates=fpc/bdi,lambda=2", Geometry::default()).err().unwrap();
+        assert!(err.to_string().contains("candidates as adaptive's last knob"), "{err}");
+        let err = build_str("adaptive:candidates=fpc+bdi", Geometry::default()).err().unwrap();
+        assert!(err.to_string().contains("'/'-separated"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_knobs_and_candidates_are_errors() {
+        let err = build_str("e2mc16:pdw=4,pdw=8", Geometry::default()).err().unwrap();
+        assert_eq!(err.to_string(), "invalid e2mc16 knob 'pdw': expected each knob once");
+        let err = build_str("adaptive:lambda=1,lambda=2", Geometry::default()).err().unwrap();
+        assert_eq!((err.knob.as_str(), err.value.as_str()), ("adaptive knob", "lambda"));
+        let err = build_str("adaptive:candidates=fpc/bdi/fpc", Geometry::default()).err().unwrap();
+        assert_eq!(err.to_string(), "invalid adaptive.candidates 'fpc': expected each candidate once");
+        let err = build_str("adaptive:candidates=mag_bdi:bases=8+4/mag_bdi: bases=8+4", Geometry::default()).err().unwrap();
+        assert_eq!(err.value, "mag_bdi:bases=8+4");
+        assert!(build_str("adaptive:candidates=fpc/fpc:variant=paper004", Geometry::default()).is_ok());
     }
 
     #[test]

@@ -37,6 +37,10 @@ use serde::Serialize;
 
 use crate::error::ConfigError;
 
+/// Most lines a metadata cache may have (far above the papers' 128; bounds
+/// the memory a mistyped size can claim).
+pub const MAX_LINES: usize = 1 << 22;
+
 /// Geometry of the metadata cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MdcConfig {
@@ -139,15 +143,33 @@ impl MetadataCache {
         if assoc == 0 {
             return Err(ConfigError::new("mdc_assoc", "0", "at least 1 way"));
         }
-        let set_bytes = line_bytes * assoc;
-        if capacity_bytes == 0 || capacity_bytes % set_bytes != 0 {
+        // Checked arithmetic: these come straight from user flags.
+        let line_bits = line_bytes
+            .checked_mul(8)
+            .ok_or_else(|| ConfigError::new("mdc_line_bytes", line_bytes.to_string(), "a line size that fits in memory"))?;
+        let set_bytes = line_bytes.saturating_mul(assoc);
+        if capacity_bytes == 0 || capacity_bytes % line_bytes != 0 || capacity_bytes < set_bytes {
             return Err(ConfigError::new(
                 "mdc_bytes",
                 capacity_bytes.to_string(),
                 format!("a positive multiple of line bytes x ways ({line_bytes} x {assoc} = {set_bytes})"),
             ));
         }
-        let line_bits = line_bytes * 8;
+        let lines = capacity_bytes / line_bytes;
+        if lines > MAX_LINES {
+            return Err(ConfigError::new(
+                "mdc_bytes",
+                capacity_bytes.to_string(),
+                format!("at most {MAX_LINES} lines of {line_bytes} bytes"),
+            ));
+        }
+        if lines % assoc != 0 {
+            return Err(ConfigError::new(
+                "mdc_assoc",
+                assoc.to_string(),
+                format!("a divisor of the {lines} lines ({capacity_bytes} bytes / {line_bytes}-byte lines)"),
+            ));
+        }
         if metadata_bits == 0 || metadata_bits as usize > line_bits {
             return Err(ConfigError::new(
                 "metadata_bits",
@@ -155,7 +177,7 @@ impl MetadataCache {
                 format!("1..={line_bits} (one cache line)"),
             ));
         }
-        let num_sets = capacity_bytes / set_bytes;
+        let num_sets = lines / assoc;
         Ok(MetadataCache {
             config,
             metadata_bits,
@@ -301,12 +323,34 @@ mod tests {
         assert_eq!(bad(MdcConfig { capacity_bytes: 1000, ..d }, 2), "mdc_bytes");
         assert_eq!(bad(MdcConfig { capacity_bytes: 0, ..d }, 2), "mdc_bytes");
         assert_eq!(bad(MdcConfig { assoc: 0, ..d }, 2), "mdc_assoc");
-        assert_eq!(bad(MdcConfig { assoc: 3, ..d }, 2), "mdc_bytes", "16 KB is not a multiple of 3 x 128");
+        assert_eq!(bad(MdcConfig { assoc: 3, ..d }, 2), "mdc_assoc", "3 ways do not divide 128 lines");
+        let err = MetadataCache::new(MdcConfig { assoc: 3, ..d }, 2).unwrap_err();
+        assert_eq!(err.to_string(), "invalid mdc_assoc '3': expected a divisor of the 128 lines (16384 bytes / 128-byte lines)");
         assert_eq!(bad(MdcConfig { line_bytes: 0, ..d }, 2), "mdc_line_bytes");
         assert_eq!(bad(d, 0), "metadata_bits");
         assert_eq!(bad(d, 1025), "metadata_bits");
         let err = MetadataCache::new(MdcConfig { capacity_bytes: 1000, ..d }, 2).unwrap_err();
         assert!(err.to_string().contains("512"), "{err}");
+    }
+
+    #[test]
+    fn huge_sizes_are_errors_not_overflows() {
+        let max = usize::MAX;
+        for (capacity_bytes, assoc, line_bytes, knob) in [
+            (max, max, 2, "mdc_bytes"),
+            (max - 1, max, 2, "mdc_bytes"),
+            (max - 1, (max - 1) / 2, 2, "mdc_bytes"),
+            (16 * 1024, max, 32, "mdc_bytes"),
+            (1 << 40, 4, 128, "mdc_bytes"),
+            (1024, 4, max, "mdc_line_bytes"),
+            (max / 8 + 1, 1, max / 8 + 1, "mdc_line_bytes"),
+        ] {
+            let config = MdcConfig { capacity_bytes, assoc, line_bytes };
+            let err = MetadataCache::new(config, 2).unwrap_err();
+            assert_eq!(err.knob, knob, "{config:?}: {err}");
+        }
+        let widest = cache(MAX_LINES * 16, MAX_LINES, 16, 2);
+        assert_eq!((widest.num_sets(), widest.num_lines()), (1, MAX_LINES));
     }
 
     #[test]
