@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use super::energy::EnergyStats;
 use super::metadata_cache::MdcStats;
 use crate::codec::CompressedBlock;
 
@@ -238,6 +239,8 @@ pub struct McStats {
     pub decompress_cycles: u64,
     /// Times an online sampling phase was ended (E2MC), per controller.
     pub sampling_ends: u64,
+    /// Energy by component (`mc::energy`).
+    pub energy: EnergyStats,
 }
 
 impl McStats {
@@ -319,6 +322,14 @@ impl McStats {
         self.compress_cycles += other.compress_cycles;
         self.decompress_cycles += other.decompress_cycles;
         self.sampling_ends += other.sampling_ends;
+        self.energy.merge(&other.energy);
+    }
+
+    /// The run's simulated time so far (core cycles at `core_hz`), for the
+    /// energy-delay product.
+    pub fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
+        self.energy.simulated_cycles = cycles;
+        self.energy.core_hz = core_hz;
     }
 
     /// The sum of several controllers' stats.
@@ -359,6 +370,13 @@ impl McStats {
             ("verify_checked", self.verify.checked.to_string()),
             ("verify_failures", self.verify.failures.to_string()),
             ("sampling_phases_ended", self.sampling_ends.to_string()),
+            ("energy_total_nj", format!("{:.3}", self.energy.total_pj() / 1e3)),
+            ("energy_dram_nj", format!("{:.3}", self.energy.dram_pj() / 1e3)),
+            ("energy_dram_activations", self.energy.dram_activations.to_string()),
+            ("energy_codec_nj", format!("{:.3}", self.energy.codec_pj() / 1e3)),
+            ("energy_metadata_nj", format!("{:.3}", self.energy.metadata_pj() / 1e3)),
+            ("energy_copy_compress_nj", format!("{:.3}", self.energy.copy_compress_pj / 1e3)),
+            ("energy_delay_product_js", self.energy.edp_js().map_or("n/a".to_string(), |e| format!("{e:.6e}"))),
         ];
         lines.iter().map(|(key, value)| format!("{prefix}_{key} = {value}\n")).collect()
     }
@@ -373,7 +391,7 @@ impl McStats {
 
 impl Serialize for McStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("McStats", 26)?;
+        let mut s = serializer.serialize_struct("McStats", 27)?;
         s.serialize_field("codec", &self.codec)?;
         s.serialize_field("controllers", &self.controllers)?;
         s.serialize_field("block_bytes", &self.block_bytes)?;
@@ -400,6 +418,7 @@ impl Serialize for McStats {
         s.serialize_field("compress_cycles", &self.compress_cycles)?;
         s.serialize_field("decompress_cycles", &self.decompress_cycles)?;
         s.serialize_field("sampling_ends", &self.sampling_ends)?;
+        s.serialize_field("energy", &self.energy)?;
         s.end()
     }
 }
