@@ -20,7 +20,7 @@ use memzip::mc::{self, McStats, MemoryController};
 use memzip::trace::{AccessKind, TraceWriter};
 use memzip::{Codec, CompressedBlock};
 
-pub use options::{controller_parts, online_sampling_instructions};
+pub use options::{controller_parts, energy_flags, energy_params, online_sampling_instructions};
 
 #[cxx::bridge(namespace = "memzip")]
 pub mod ffi {
@@ -44,6 +44,17 @@ pub mod ffi {
         /// Comma- or plus-separated codec names.
         pub adaptive_candidates: String,
         pub verify: bool,
+        /// Values of the `-memzip_energy_*` flags in `energy_flags()` order;
+        /// empty: every default.
+        pub energy: Vec<f64>,
+    }
+
+    /// One `-memzip_energy_*` flag for the simulator's option parser.
+    #[derive(Debug, Clone)]
+    pub struct EnergyFlag {
+        pub name: String,
+        pub default_value: String,
+        pub help: String,
     }
 
     /// What one DRAM access costs, as the timing model needs it.
@@ -87,6 +98,8 @@ pub mod ffi {
         fn default_options() -> Options;
         /// Valid codec names, comma-separated (for the option's help text).
         fn codec_names() -> String;
+        /// The `-memzip_energy_*` flags, in the order `Options::energy` holds their values.
+        fn energy_flags() -> Vec<EnergyFlag>;
         /// Checks options without building anything; the error names the flag.
         fn validate_options(options: &Options) -> Result<()>;
 
@@ -102,10 +115,14 @@ pub mod ffi {
         fn end_sampling(self: &mut Controller) -> Result<()>;
         fn block_bytes(self: &Controller) -> u32;
         fn codec_name(self: &Controller) -> String;
+        /// The simulator's DRAM row activations of this controller so far (cumulative).
+        fn set_dram_activations(self: &mut Controller, activations: u64);
         fn stats(self: &Controller) -> Box<Stats>;
 
         fn new_stats() -> Box<Stats>;
         fn merge(self: &mut Stats, other: &Stats);
+        /// The run's simulated core cycles and core clock (Hz), for the energy-delay product.
+        fn set_simulated_time(self: &mut Stats, cycles: u64, core_hz: f64);
         fn to_json(self: &Stats) -> String;
         /// `prefix_key = value` lines for the simulator log.
         fn to_text(self: &Stats, prefix: &str) -> String;
@@ -174,7 +191,8 @@ pub struct Controller {
 fn new_controller(options: &Options) -> Result<Box<Controller>, String> {
     guard("new_controller", || {
         let (spec, mc_options) = controller_parts(options)?;
-        let inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
+        let mut inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
+        inner.set_energy_params(energy_params(&options.energy)?);
         Ok(Box::new(Controller { inner, sampling_instructions: online_sampling_instructions(options)? }))
     })
 }
@@ -247,6 +265,10 @@ impl Controller {
         self.inner.codec_name().to_string()
     }
 
+    fn set_dram_activations(&mut self, activations: u64) {
+        self.inner.set_dram_activations(activations);
+    }
+
     fn stats(&self) -> Box<Stats> {
         Box::new(Stats(self.inner.stats()))
     }
@@ -262,6 +284,10 @@ fn new_stats() -> Box<Stats> {
 impl Stats {
     fn merge(&mut self, other: &Stats) {
         self.0.merge(&other.0);
+    }
+
+    fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
+        self.0.set_simulated_time(cycles, core_hz);
     }
 
     fn to_json(&self) -> String {
@@ -444,6 +470,28 @@ mod tests {
         total.merge(&controller.stats());
         assert!(total.to_json().contains("\"controllers\": 2"));
         assert!(total.to_text("memzip_total").contains("memzip_total_blocks_written = 2"));
+    }
+
+    #[test]
+    fn energy_flags_reach_the_controller() {
+        let mut options = default_options();
+        options.codec = "mag_bdi".into();
+        options.energy = energy_flags().iter().map(|f| f.default_value.parse().unwrap()).collect();
+        options.energy[8] = 1.0; // DRAM read: 1 pJ per bit, 256 pJ per 32-byte burst
+        options.energy[10] = 100.0; // activation
+        let mut controller = new_controller(&options).unwrap();
+        controller.read_block(0x1000).unwrap(); // never written: 4 bursts, MDC miss fills a 32-byte line
+        controller.set_dram_activations(2);
+        let mut total = new_stats();
+        total.merge(&controller.stats());
+        total.set_simulated_time(822, 822e6);
+        let json = total.to_json();
+        for field in ["\"dram_read_pj\": 1280.0", "\"dram_activation_pj\": 200.0", "\"simulated_seconds\": 1e-6"] {
+            assert!(json.contains(field), "{field} in {json}");
+        }
+        options.energy[1] = f64::INFINITY;
+        let err = new_controller(&options).err().unwrap();
+        assert!(err.starts_with("-memzip_energy_bdi_pj: invalid value 'inf'"), "{err}");
     }
 
     #[test]
