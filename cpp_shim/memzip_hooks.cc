@@ -70,11 +70,21 @@ unsigned long long sim_cycle(const gpgpu_sim *) { return gpu_sim_cycle + gpu_tot
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_line_sz(); }
 unsigned sub_partition_of(const addrdec_t &) { return 0; }
 bool uses_simple_dram_model(const memory_config &) { return false; }
+unsigned long long row_activations(const dram_t &d) {
+  unsigned cmd, activity, nop, act, pre, rd, wr, req;
+  d.set_dram_power_stats(cmd, activity, nop, act, pre, rd, wr, req);
+  return act;
+}
 #else
 unsigned long long sim_cycle(const gpgpu_sim *g) { return g->gpu_sim_cycle + g->gpu_tot_sim_cycle; }
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_atom_sz(); }
 unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
 bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
+unsigned long long row_activations(const dram_t &d) {
+  unsigned cmd, activity, nop, act, pre, rd, wr, wr_wb, req;
+  d.set_dram_power_stats(cmd, activity, nop, act, pre, rd, wr, wr_wb, req);
+  return act;
+}
 #endif
 }  // namespace
 
@@ -248,6 +258,19 @@ void memzip_options::reg_options(OptionParser *opp) {
   option_parser_register(opp, "-memzip_latency_mhz", OPT_UINT32, &latency_mhz,
                          "memzip: clock of the (de)compression latencies in MHz (converted to core cycles)",
                          "1002");
+  // -memzip_energy_*: names, defaults and help text come from Rust. The
+  // strings and values are stored first: the parser keeps pointers to them.
+  const rust::Vec<memzip::EnergyFlag> flags = memzip::energy_flags();
+  m_energy_text.clear();
+  for (const memzip::EnergyFlag &f : flags) {
+    m_energy_text.push_back(std::string(f.name));
+    m_energy_text.push_back(std::string(f.default_value));
+    m_energy_text.push_back(std::string(f.help));
+  }
+  energy.assign(flags.size(), 0.0);
+  for (size_t i = 0; i < flags.size(); ++i)
+    option_parser_register(opp, m_energy_text[3 * i].c_str(), OPT_DOUBLE, &energy[i],
+                           m_energy_text[3 * i + 2].c_str(), m_energy_text[3 * i + 1].c_str());
 }
 
 void memzip_options::init(const memory_config &config) {
@@ -266,6 +289,7 @@ void memzip_options::init(const memory_config &config) {
   o.adaptive_lambda = adaptive_lambda;
   o.adaptive_candidates = rust::String(cstr(adaptive_candidates));
   o.verify = verify;
+  for (double v : energy) o.energy.push_back(v);
   try {
     memzip::validate_options(o);
   } catch (const std::exception &e) {
@@ -324,6 +348,7 @@ void memzip_options::print_stats(FILE *fp) const {
   bool first = true;
   for (memzip_partition *p : state->partitions) {
     if (!p) continue;
+    p->ctrl()->box->set_dram_activations(p->dram_activations());
     rust::Box<memzip::Stats> st = p->ctrl()->box->stats();
     total->merge(*st);
     std::string prefix = "memzip_mc[" + std::to_string(p->id()) + "]";
@@ -332,6 +357,8 @@ void memzip_options::print_stats(FILE *fp) const {
     controllers += std::string(st->to_json());
     first = false;
   }
+  if (state->gpu)
+    total->set_simulated_time(sim_cycle(state->gpu), state->gpu->get_config().get_core_freq());
   fputs(std::string(total->to_text("memzip_total")).c_str(), fp);
   const std::string json = "{\"total\": " + std::string(total->to_json()) +
                            ",\n\"controllers\": [\n" + controllers + "\n]}\n";
@@ -348,7 +375,8 @@ void memzip_options::print_stats(FILE *fp) const {
 // ---------------------------------------------------------------- partition
 
 memzip_partition::memzip_partition(unsigned id, const memory_config *config, gpgpu_sim *gpu)
-    : m_id(id), m_config(config), m_gpu(gpu), m_state(config->m_memzip.state), m_ctrl(nullptr) {
+    : m_id(id), m_config(config), m_gpu(gpu), m_state(config->m_memzip.state), m_ctrl(nullptr),
+      m_dram(nullptr) {
   if (!m_state) memzip_fatal("memzip_options::init was not called before the partitions");
   try {
     m_ctrl = new controller(memzip::new_controller(m_state->options));
@@ -429,7 +457,12 @@ unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
   return n;
 }
 
+unsigned long long memzip_partition::dram_activations() const {
+  return m_dram ? row_activations(*m_dram) : 0;
+}
+
 mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
+  m_dram = dram;
   // Intake: a reply that needs decompression, or any reply while older ones
   // are still held (keeps returns in order), enters the delay queue.
   mem_fetch *mf = dram->return_queue_top();

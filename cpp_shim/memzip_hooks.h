@@ -18,7 +18,9 @@
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
-//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end)
+//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; reads
+//                                each partition's DRAM row activations and the
+//                                simulated time for the energy statistics)
 //
 // Timing units: every latency memzip returns is added to the clock the
 // partition's DRAM latency queue runs on (gpu_sim_cycle + gpu_tot_sim_cycle,
@@ -31,6 +33,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 class OptionParser;
 class mem_fetch;
@@ -68,6 +71,8 @@ struct memzip_options {
   char *trace;
   char *stats_json;
   unsigned latency_mhz;
+  // -memzip_energy_*: one value per memzip::energy_flags() entry, same order.
+  std::vector<double> energy;
 
   // Shared by all partitions of this GPU; created by init().
   memzip_gpu_state *state;
@@ -75,6 +80,7 @@ struct memzip_options {
  private:
   // The option parser keeps pointers to C-string defaults: they live here.
   std::string m_default_codec, m_default_sampling, m_codec_help;
+  std::vector<std::string> m_energy_text;  // name, default, help per energy flag
 };
 
 // One memory controller's compressor: a member pointer of memory_partition_unit.
@@ -94,6 +100,9 @@ class memzip_partition {
   // decompression wait in an in-order delay queue first.
   mem_fetch *return_queue_top(dram_t *dram);
   void return_queue_pop(dram_t *dram);
+  // Row activations the partition's DRAM model counted so far (0 before the
+  // first DRAM cycle); for the energy statistics.
+  unsigned long long dram_activations() const;
 
   // Host-to-device copy of the block at global address block_addr.
   void copy_block(unsigned long long block_addr, const unsigned char *data);
@@ -124,6 +133,7 @@ class memzip_partition {
   memzip_gpu_state *m_state;
   controller *m_ctrl;
   unsigned m_block_bytes;
+  dram_t *m_dram;  // seen at the first return_queue_top
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
   std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
