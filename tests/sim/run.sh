@@ -13,7 +13,11 @@
 #    per-channel lines), and every other statistic line of the log the same;
 #  - mag_bdi cuts DRAM bytes of low-dynamic-range ints by >= 30%;
 #  - random bytes compress nothing (effective ratio < 1.02 for every codec);
-#  - determinism, a bad option stopping the run with one line, the trace file.
+#  - determinism, a bad option stopping the run with one line, the trace file;
+#  - energy (memzip's model, issue "energy"): ints cost less DRAM and total
+#    energy under mag_bdi and e2mc16 than under none; random bytes cost more
+#    under fpc (compressor and metadata cache, no burst saved); the row
+#    activations and simulated time come from the simulator.
 # MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -105,6 +109,37 @@ for codec in $codecs; do
     verdict "random-incompressible-$codec" "effective CR $ratio (need < 1.02)" \
         python3 -c "import sys; sys.exit(0 if $ratio < 1.02 else 1)"
 done
+
+# Energy: `total.energy` of stats.json (pJ).
+if sim random-fpc fpc random; then
+    verdict "random-fpc" "output PASS, verified $(total random-fpc 't["verify"]["checked"]') blocks, $(total random-fpc 't["verify"]["failures"]') failures" \
+        test "$(total random-fpc 't["verify"]["failures"]')" -eq 0
+else
+    verdict "random-fpc" "program or simulator failed: $(tail -n 2 "$work/random-fpc/sim.log" 2>/dev/null | tr '\n' ' ')" false
+fi
+energy_of() {  # energy_of RUN_NAME -> "dram_pj total_pj codec_pj metadata_pj"
+    total "$1" '" ".join(str(round(t["energy"][k], 1)) for k in ["dram_pj", "total_pj", "codec_pj", "metadata_pj"])'
+}
+if [[ -f "$work/ints-none/stats.json" ]]; then
+    read -r none_dram none_total _ _ <<<"$(energy_of ints-none)"
+    activations=$(total ints-none 't["energy"]["dram_activations"]')
+    edp=$(total ints-none 't["energy"]["edp_js"]')
+    sim_cycles=$(grep -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/ints-none/sim.log" | tail -n 1)
+    verdict "energy-from-the-simulator" "none ints: $activations row activations, $(total ints-none 't["energy"]["simulated_cycles"]') cycles (log: $sim_cycles), EDP $edp J*s" \
+        test "$activations" -gt 0 -a "$(total ints-none 't["energy"]["simulated_cycles"]')" == "$sim_cycles"
+    for codec in mag_bdi e2mc16; do
+        [[ -f "$work/ints-$codec/stats.json" ]] || continue
+        read -r dram energy codec_pj meta_pj <<<"$(energy_of "ints-$codec")"
+        verdict "energy-ints-$codec-below-none" "DRAM $none_dram -> $dram pJ, total $none_total -> $energy pJ (codec $codec_pj, metadata $meta_pj)" \
+            python3 -c "import sys; sys.exit(0 if $dram < $none_dram and $energy < $none_total else 1)"
+    done
+fi
+if [[ -f "$work/random-none/stats.json" && -f "$work/random-fpc/stats.json" ]]; then
+    read -r none_dram none_total _ _ <<<"$(energy_of random-none)"
+    read -r dram energy codec_pj meta_pj <<<"$(energy_of random-fpc)"
+    verdict "energy-random-fpc-above-none" "total $none_total -> $energy pJ (DRAM $none_dram -> $dram, codec $codec_pj, metadata $meta_pj)" \
+        python3 -c "import sys; sys.exit(0 if $energy > $none_total and $codec_pj > 0 else 1)"
+fi
 
 if sim ints-mag_bdi-again mag_bdi ints; then
     verdict "deterministic" "mag_bdi ints twice: same stats.json and counters" \
