@@ -70,21 +70,11 @@ unsigned long long sim_cycle(const gpgpu_sim *) { return gpu_sim_cycle + gpu_tot
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_line_sz(); }
 unsigned sub_partition_of(const addrdec_t &) { return 0; }
 bool uses_simple_dram_model(const memory_config &) { return false; }
-unsigned long long row_activations(const dram_t &d) {
-  unsigned cmd, activity, nop, act, pre, rd, wr, req;
-  d.set_dram_power_stats(cmd, activity, nop, act, pre, rd, wr, req);
-  return act;
-}
 #else
 unsigned long long sim_cycle(const gpgpu_sim *g) { return g->gpu_sim_cycle + g->gpu_tot_sim_cycle; }
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_atom_sz(); }
 unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
 bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
-unsigned long long row_activations(const dram_t &d) {
-  unsigned cmd, activity, nop, act, pre, rd, wr, wr_wb, req;
-  d.set_dram_power_stats(cmd, activity, nop, act, pre, rd, wr, wr_wb, req);
-  return act;
-}
 #endif
 }  // namespace
 
@@ -237,7 +227,7 @@ void memzip_options::reg_options(OptionParser *opp) {
                          "memzip: E2MC most frequent values kept (-1: the codec's)",
                          num(d.e2mc_mfv).c_str());
   option_parser_register(opp, "-memzip_e2mc_sampling", OPT_CSTR, &e2mc_sampling,
-                         "memzip: E2MC table: online:<instructions> or offline:<table.json>",
+                         "memzip: E2MC table: online:<instructions>, online:blocks=<N per controller> or offline:<table.json>",
                          m_default_sampling.c_str());
   option_parser_register(opp, "-memzip_adaptive_lambda", OPT_INT32, &adaptive_lambda,
                          "memzip: adaptive selector lambda (-1: the codec's)",
@@ -348,8 +338,9 @@ void memzip_options::print_stats(FILE *fp) const {
   bool first = true;
   for (memzip_partition *p : state->partitions) {
     if (!p) continue;
-    p->ctrl()->box->set_dram_activations(p->dram_activations());
     rust::Box<memzip::Stats> st = p->ctrl()->box->stats();
+    unsigned long long dram[5];
+    if (p->dram_counters(dram)) st->set_dram_counters(dram[0], dram[1], dram[2], dram[3], dram[4]);
     total->merge(*st);
     std::string prefix = "memzip_mc[" + std::to_string(p->id()) + "]";
     fputs(std::string(st->to_text(prefix)).c_str(), fp);
@@ -375,7 +366,11 @@ void memzip_options::print_stats(FILE *fp) const {
 // ---------------------------------------------------------------- partition
 
 memzip_partition::memzip_partition(unsigned id, const memory_config *config, gpgpu_sim *gpu)
-    : m_id(id), m_config(config), m_gpu(gpu), m_state(config->m_memzip.state), m_ctrl(nullptr),
+    : m_id(id),
+      m_config(config),
+      m_gpu(gpu),
+      m_state(config->m_memzip.state),
+      m_ctrl(nullptr),
       m_dram(nullptr) {
   if (!m_state) memzip_fatal("memzip_options::init was not called before the partitions");
   try {
@@ -425,6 +420,7 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   std::vector<unsigned char> buf;
   const bool tracing = (bool)m_state->tracer;
   memzip::Access a;
+  const bool sampling = mf->is_write() && c.is_sampling();
   try {
     if (mf->is_write()) {
       buf.resize(m_block_bytes);
@@ -440,6 +436,7 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
+  if (sampling) note_sampling_end();
   if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, addr, buf.data());
   pending p;
   p.nbytes = a.dram_bytes + a.metadata_dram_bytes;
@@ -455,10 +452,6 @@ unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
   // Reads that need decompression stay until their reply is taken back.
   if (it->second.decompress_cycles == 0) m_pending.erase(it);
   return n;
-}
-
-unsigned long long memzip_partition::dram_activations() const {
-  return m_dram ? row_activations(*m_dram) : 0;
 }
 
 mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
@@ -485,6 +478,30 @@ mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
   return m_held.front().ready_cycle <= now() ? m_held.front().mf : nullptr;
 }
 
+// A block window (-memzip_e2mc_sampling online:blocks=N) ends inside the
+// controller: say when, as the instruction window does.
+void memzip_partition::note_sampling_end() const {
+  if (m_ctrl->box->is_sampling()) return;
+  printf("GPGPU-Sim memzip: controller %u ended sampling at cycle %llu (codec %s)\n", m_id, now(),
+         std::string(m_ctrl->box->codec_name()).c_str());
+}
+
+bool memzip_partition::dram_counters(unsigned long long counters[5]) const {
+  if (!m_dram) return false;
+  counters[0] = m_dram->n_cmd;
+  counters[1] = m_dram->bwutil;
+  counters[2] = m_dram->n_act;
+#ifdef MEMZIP_GPGPUSIM_V3
+  counters[3] = m_dram->n_rd;
+  counters[4] = m_dram->n_wr;
+#else
+  // dev splits reads for write-allocate fills and write-backs into own counters.
+  counters[3] = m_dram->n_rd + m_dram->n_rd_L2_A;
+  counters[4] = m_dram->n_wr + m_dram->n_wr_WB;
+#endif
+  return true;
+}
+
 void memzip_partition::return_queue_pop(dram_t *dram) {
   if (m_held.empty()) {
     dram->return_queue_pop();
@@ -494,11 +511,13 @@ void memzip_partition::return_queue_pop(dram_t *dram) {
 }
 
 void memzip_partition::copy_block(unsigned long long block_addr, const unsigned char *data) {
+  const bool sampling = m_ctrl->box->is_sampling();
   try {
     m_ctrl->box->copy_block(local_addr(block_addr), bytes(data, m_block_bytes));
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
+  if (sampling) note_sampling_end();
   if (m_state->tracer) m_state->record(now(), 2, m_id, block_addr, data);
 }
 

@@ -18,9 +18,8 @@
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
-//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; reads
-//                                each partition's DRAM row activations and the
-//                                simulated time for the energy statistics)
+//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; also
+//                                the simulated time for the energy statistics)
 //
 // Timing units: every latency memzip returns is added to the clock the
 // partition's DRAM latency queue runs on (gpu_sim_cycle + gpu_tot_sim_cycle,
@@ -100,13 +99,15 @@ class memzip_partition {
   // decompression wait in an in-order delay queue first.
   mem_fetch *return_queue_top(dram_t *dram);
   void return_queue_pop(dram_t *dram);
-  // Row activations the partition's DRAM model counted so far (0 before the
-  // first DRAM cycle); for the energy statistics.
-  unsigned long long dram_activations() const;
 
   // Host-to-device copy of the block at global address block_addr.
   void copy_block(unsigned long long block_addr, const unsigned char *data);
   unsigned id() const { return m_id; }
+  // The simulator's own counters of this channel's DRAM (cumulative): DRAM
+  // cycles, data-bus busy cycles, activations, read and write column
+  // commands. False before the channel's first DRAM cycle. (dram_t makes
+  // memzip_partition a friend in the hooks patch.)
+  bool dram_counters(unsigned long long counters[5]) const;
 
   struct controller;  // rust::Box<memzip::Controller> (.cc)
   controller *ctrl() const { return m_ctrl; }
@@ -116,6 +117,7 @@ class memzip_partition {
   // memzip latencies (memory-controller cycles) -> core cycles.
   unsigned core_cycles(unsigned latency_cycles) const;
   unsigned long long local_addr(unsigned long long block_addr) const;
+  void note_sampling_end() const;
   void read_block(unsigned long long block_addr, unsigned char *buf) const;
 
   struct pending {
@@ -133,10 +135,10 @@ class memzip_partition {
   memzip_gpu_state *m_state;
   controller *m_ctrl;
   unsigned m_block_bytes;
-  dram_t *m_dram;  // seen at the first return_queue_top
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
   std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
+  const dram_t *m_dram;     // this partition's DRAM, seen on its first cycle
 };
 
 // gpgpu_t::memcpy_to_gpu, after the functional copy: compress every block

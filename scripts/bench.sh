@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh list
 #   scripts/bench.sh run NAME --codec C [--preset tiny] [--out DIR] [--set "-memzip_x v"]...
+#                        [--version dev|v3.2.1] [--e2mc offline]
 #   scripts/bench.sh table [--markdown|--csv] [RUN_DIR...]
 #
 # `run` fetches the suite (from $REPO_ENV, e.g. MEMZIP_RODINIA_REPO: a local
@@ -12,6 +13,19 @@
 # checks its output. Exit status non-zero on a build failure, a crash or a
 # wrong answer. Manifests: benchmarks/<suite>/<name>.env (benchmarks/README.md).
 # Sources, builds, inputs and results live under $MEMZIP_CACHE/benchmarks.
+#
+#   --version V     simulator version (default $MEMZIP_GPGPUSIM_VERSION or dev);
+#                   results of another version than dev go to
+#                   <suite>-<name>-<preset>-<codec>@V and their label ends in @V,
+#                   so `memzip table` compares each version's runs with its own none.
+#   --e2mc offline  E2MC with offline probabilities (paper 000 §III-B2): a
+#                   profiling run (codec none, -memzip_trace) of the same
+#                   benchmark and preset, `memzip e2mc-profile` of its trace for
+#                   the codec's symbol length, then the run with
+#                   -memzip_e2mc_sampling offline:<table>. The table is cached per
+#                   benchmark, preset, version and symbol length (rebuilt when the
+#                   binary or input changes). The same as --set
+#                   "-memzip_e2mc_sampling offline:auto" (the form sweeps use).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -45,17 +59,17 @@ manifest_of() {
 
 # Loads a manifest into variables in a subshell-safe way (plain assignments).
 load() {
-    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS
+    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS BOUND
     # shellcheck disable=SC1090
     source "$1"
 }
 
 cmd_list() {
-    printf '%-12s %-22s %-18s %-32s %s\n' suite benchmark presets check status
+    printf '%-12s %-22s %-24s %-32s %-22s %s\n' suite benchmark presets check bound status
     local m
     for m in "$MEMZIP_ROOT"/benchmarks/*/*.env; do
         load "$m"
-        printf '%-12s %-22s %-18s %-32s %s\n' "$SUITE" "$(basename "$m" .env)" "${PRESETS:--}" "${CHECK_KIND:--}" "$STATUS"
+        printf '%-12s %-22s %-24s %-32s %-22s %s\n' "$SUITE" "$(basename "$m" .env)" "${PRESETS:--}" "${CHECK_KIND:--}" "${BOUND:--}" "$STATUS"
     done
 }
 
@@ -78,7 +92,7 @@ fetch_suite() {
 
 # run NAME | run --benchmark NAME (the form `memzip sweep` uses), then options.
 cmd_run() {
-    local name="" codec="" preset=tiny out="" sets=()
+    local name="" codec="" preset=tiny out="" sets=() version=${MEMZIP_GPGPUSIM_VERSION:-dev} offline=0
     if (($#)) && [[ "$1" != --* ]]; then name=$1; shift; fi
     while (($#)); do
         case $1 in
@@ -86,10 +100,22 @@ cmd_run() {
             --codec) codec=${2:?--codec needs a value}; shift 2 ;;
             --preset) preset=${2:?--preset needs a value}; shift 2 ;;
             --out) out=${2:?--out needs a directory}; shift 2 ;;
-            --set) sets+=(--set "${2:?--set needs an option line}"); shift 2 ;;
+            --version) version=${2:?--version needs a value}; shift 2 ;;
+            --e2mc)
+                [[ "${2:-}" == offline ]] || die "--e2mc '${2:-}': expected offline"
+                offline=1; shift 2 ;;
+            --set)
+                local line=${2:?--set needs an option line}
+                if [[ "$line" =~ ^-memzip_e2mc_sampling[[:space:]]+offline:auto[[:space:]]*$ ]]; then
+                    offline=1
+                else
+                    sets+=(--set "$line")
+                fi
+                shift 2 ;;
             *) die "unknown argument '$1'" ;;
         esac
     done
+    gpgpusim_paths "$version"  # validates the version
     [[ -n "$name" ]] || die "usage: bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]..."
     [[ -n "$codec" ]] || die "--codec is required"
     local manifest
@@ -139,10 +165,17 @@ cmd_run() {
     fi
     exec {lock}>&-
 
-    OUT=${out:-$bench_root/results/$SUITE-$name-$preset-$codec}
+    local suffix="" label="$SUITE/$name $preset"
+    [[ "$version" == dev ]] || { suffix="@$version"; label+=" @$version"; }
+    OUT=${out:-$bench_root/results/$SUITE-$name-$preset-$codec$suffix}
     local argv
     eval "argv=($RUN)"
-    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$OUT" "${sets[@]}" --label "$SUITE/$name $preset" \
+    if ((offline)); then
+        local table
+        table=$(e2mc_offline_table "$codec" "$version") || exit 1
+        sets+=(--set "-memzip_e2mc_sampling offline:$table")
+    fi
+    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec "$codec" --out "$OUT" "${sets[@]}" --label "$label" \
         ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" || die "$name failed under the simulator (log: $OUT/sim.log)"
     step "check $SUITE/$name"
     local check_ok=true
@@ -156,6 +189,8 @@ cmd_run() {
   "commit": "$COMMIT",
   "preset": "$preset",
   "codec": "$codec",
+  "simulator": "$version",
+  "e2mc_offline": $( ((offline)) && echo true || echo false ),
   "check_kind": "${CHECK_KIND:-?}",
   "check_ok": $check_ok
 }
@@ -168,6 +203,42 @@ EOF
     fi
 }
 
+# memzip_cli: the path of this checkout's memzip binary (built when missing).
+memzip_cli() {
+    (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
+    echo "${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
+}
+
+# e2mc_offline_table CODEC VERSION: the offline E2MC table of the benchmark
+# loaded (SUITE, name, preset, BIN, DATA, argv set by cmd_run) for CODEC's
+# symbol length: profiled once with codec none and -memzip_trace, then cached.
+e2mc_offline_table() {
+    local codec=$1 version=$2 bits
+    bits=$(sed -nE 's/^(adaptive.*[^0-9])?e2mc(4|8|16|32)([^0-9].*)?$/\2/p' <<<"$codec")
+    [[ -n "$bits" ]] || die "--e2mc offline: codec '$codec' uses no E2MC (e2mc4/8/16/32)"
+    local dir="$bench_root/e2mc/$SUITE/$name/$preset@$version"
+    local table="$dir/e2mc$bits.json" want
+    want="$(cat "$BIN.stamp") $(cat "$DATA/.done") $bits"
+    mkdir -p "$dir"
+    local lock
+    exec {lock}>"$dir/.lock"
+    flock "$lock"
+    if [[ ! -f "$table" || "$(cat "$table.stamp" 2>/dev/null)" != "$want" ]]; then
+        step "e2mc offline table: profiling run of $SUITE/$name $preset (codec none, trace)"
+        local profile="$dir/profile-run"
+        bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec none --out "$profile" \
+            --set "-memzip_trace $dir/trace.zst" --label "$SUITE/$name $preset profile" \
+            ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" >&2 || die "profiling run failed (log: $profile/sim.log)"
+        "$(memzip_cli)" e2mc-profile "$dir/trace.zst" --symbol-bits "$bits" -o "$table.tmp" >&2 ||
+            die "memzip e2mc-profile of $dir/trace.zst failed"
+        mv -f "$table.tmp" "$table"
+        echo "$want" >"$table.stamp"
+        rm -f "$dir/trace.zst"  # large; the table and the profiling run's stats stay
+    fi
+    exec {lock}>&-
+    echo "$table"
+}
+
 # table [RUN_DIR...]: `memzip table` of the runs (default: every run under the
 # results folder): per benchmark and preset, cycles, speedup, DRAM bytes,
 # compression ratios, verify counts, the output check and wall time.
@@ -175,13 +246,12 @@ cmd_table() {
     local flags=() dirs=()
     for arg; do [[ "$arg" == --* ]] && flags+=("$arg") || dirs+=("$arg"); done
     ((${#dirs[@]})) || dirs=("$bench_root"/results/*/)
-    (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
-    "$MEMZIP_ROOT/target/release/memzip" table "${flags[@]}" "${dirs[@]}"
+    "$(memzip_cli)" table "${flags[@]}" "${dirs[@]}"
 }
 
 case ${1:-} in
     list) cmd_list ;;
     run) shift; cmd_run "$@" ;;
     table) shift; cmd_table "$@" ;;
-    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... | bench.sh table [--markdown|--csv] [RUN_DIR...]" ;;
+    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... [--version V] [--e2mc offline] | bench.sh table [--markdown|--csv] [RUN_DIR...]" ;;
 esac

@@ -89,6 +89,14 @@ json_string() {
     s=${s//\"/\\\"}
     printf '"%s"' "$s"
 }
+# DRAM bandwidth utilisation (the simulator's data-bus busy cycles over DRAM
+# cycles, averaged over channels), from stats.json; null without one.
+dram_util=null
+if [[ -f "$out/stats.json" ]]; then
+    dram_util=$(python3 -c 'import json, sys
+u = json.load(open(sys.argv[1]))["total"].get("dram_bandwidth_utilization")
+print("null" if u is None else u)' "$out/stats.json" 2>/dev/null) || dram_util=null
+fi
 cat >"$out/run.json" <<EOF
 {
   "codec": $(json_string "$codec"),
@@ -96,6 +104,7 @@ cat >"$out/run.json" <<EOF
   "simulator": $(json_string "$GPGPUSIM_TAG"),
   "exit_status": $status,
   "wall_seconds": $wall,
+  "dram_bandwidth_utilization": $dram_util,
   "output_ok": $output_ok
 }
 EOF

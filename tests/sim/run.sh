@@ -169,6 +169,37 @@ else
     verdict "trace-written" "run with -memzip_trace failed" false
 fi
 
+# Warp shuffles, votes and bit-field opcodes (checked on the host): dev
+# crashed on __shfl* until the config's SHFL latency fitted the SP pipeline.
+"$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
+    -o "$work/modern_ptx" "$MEMZIP_ROOT/benchmarks/kernels/modern_ptx.cu"
+for codec in none mag_bdi; do
+    name="modern_ptx-$codec"
+    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" --set "-memzip_verify 1" \
+        --expect '^PASS warp_ops and bit_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
+        verdict "$name" "shfl.sync, vote.sync, bit-field opcodes PASS, verify failures $(total "$name" 't["verify"]["failures"]')" \
+            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+    else
+        verdict "$name" "$(grep -m1 -E '^FAIL|Segmentation|Aborted' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")" false
+    fi
+done
+
+# DRAM bandwidth utilisation from the simulator's own counters (stats.json,
+# run.json): the channels' average of the per-channel bw_util in sim.log.
+if [[ -f "$work/ints-none/stats.json" ]]; then
+    util=$(total ints-none 't["dram_bandwidth_utilization"]')
+    from_log=$(python3 - "$work/ints-none/sim.log" <<'PY'
+import re, sys
+# The last kernel's per-channel lines carry the cumulative counters.
+lines = re.findall(r"^n_cmd=(\d+) .* bw_util=([0-9.e+-]+)$", open(sys.argv[1], errors="replace").read(), re.M)
+last = lines[-6:]
+print(sum(float(u) for _, u in last) / len(last))
+PY
+)
+    verdict "dram-utilization" "stats.json $util, average of the last 6 bw_util lines $from_log, run.json $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dram_bandwidth_utilization"])' "$work/ints-none/run.json")" \
+        python3 -c "import sys; sys.exit(0 if 0 < $util < 1 and abs($util - $from_log) < 1e-3 else 1)"
+fi
+
 # Real benchmarks: tests/bench/run.sh.
 
 echo "$passed passed, $failed failed"

@@ -40,6 +40,9 @@ pub struct Run {
     pub raw_cr: Option<f64>,
     pub effective_cr: Option<f64>,
     pub mdc_hit_rate: Option<f64>,
+    /// DRAM data-bus busy cycles over DRAM cycles, averaged over channels
+    /// (the simulator's own counters; absent in stats of older builds).
+    pub dram_utilization: Option<f64>,
     pub verify_checked: u64,
     pub verify_failures: u64,
     pub output_ok: Option<bool>,
@@ -168,6 +171,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let raw_cr = ratio_field(&stats, "total.raw_compression_ratio", &stats_path)?;
     let effective_cr = ratio_field(&stats, "total.effective_compression_ratio", &stats_path)?;
     let mdc_hit_rate = ratio_field(&stats, "total.metadata_cache.hit_rate", &stats_path)?;
+    let dram_utilization = optional(total, "dram_bandwidth_utilization", &stats_path, Value::as_f64, "a number")?;
     let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
 
@@ -197,6 +201,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         raw_cr,
         effective_cr,
         mdc_hit_rate,
+        dram_utilization,
         verify_checked,
         verify_failures,
         output_ok,
@@ -306,6 +311,7 @@ fn cell_table(rows: &[Row]) -> Table {
         ("speedup", Align::Right),
         ("DRAM bytes", Align::Right),
         ("DRAM vs none", Align::Right),
+        ("DRAM util", Align::Right),
         ("raw CR", Align::Right),
         ("eff CR", Align::Right),
         ("MDC hit", Align::Right),
@@ -325,6 +331,7 @@ fn cell_table(rows: &[Row]) -> Table {
             fmt_opt(row.speedup, 3),
             run.dram_bytes.to_string(),
             fmt_opt(row.dram_percent_of_none, 1) + if row.dram_percent_of_none.is_some() { "%" } else { "" },
+            fmt_opt(run.dram_utilization, 3),
             fmt_opt(run.raw_cr, 3),
             fmt_opt(run.effective_cr, 3),
             fmt_opt(run.mdc_hit_rate.map(|h| 100.0 * h), 1) + if run.mdc_hit_rate.is_some() { "%" } else { "" },
@@ -360,6 +367,7 @@ pub fn render_csv(rows: &[Row]) -> String {
         "speedup",
         "dram_bytes",
         "dram_percent_of_none",
+        "dram_utilization",
         "raw_cr",
         "effective_cr",
         "mdc_hit_rate",
@@ -386,6 +394,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             number(row.speedup),
             run.dram_bytes.to_string(),
             number(row.dram_percent_of_none),
+            number(run.dram_utilization),
             number(run.raw_cr),
             number(run.effective_cr),
             number(run.mdc_hit_rate),
@@ -420,6 +429,7 @@ mod tests {
             raw_cr: None,
             effective_cr: None,
             mdc_hit_rate: None,
+            dram_utilization: None,
             verify_checked: 0,
             verify_failures: 0,
             output_ok: None,

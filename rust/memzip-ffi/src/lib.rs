@@ -38,7 +38,7 @@ pub mod ffi {
         pub decomp_latency: i32,
         pub e2mc_pdw: i32,
         pub e2mc_mfv: i32,
-        /// `online:<instructions>` or `offline:<table.json>`.
+        /// `online:<instructions>`, `online:blocks=<N>` or `offline:<table.json>`.
         pub e2mc_sampling: String,
         pub adaptive_lambda: i32,
         /// Comma- or plus-separated codec names.
@@ -113,14 +113,18 @@ pub mod ffi {
         /// Simulated instructions after which E2MC's online sampling ends (0: never samples).
         fn sampling_instructions(self: &Controller) -> u64;
         fn end_sampling(self: &mut Controller) -> Result<()>;
+        /// The online sampling phase is still running.
+        fn is_sampling(self: &Controller) -> bool;
         fn block_bytes(self: &Controller) -> u32;
         fn codec_name(self: &Controller) -> String;
-        /// The simulator's DRAM row activations of this controller so far (cumulative).
-        fn set_dram_activations(self: &mut Controller, activations: u64);
         fn stats(self: &Controller) -> Box<Stats>;
 
         fn new_stats() -> Box<Stats>;
         fn merge(self: &mut Stats, other: &Stats);
+        /// The simulator's own DRAM counters of this channel at kernel end
+        /// (cumulative): DRAM cycles, data-bus busy cycles, activations,
+        /// read and write column commands.
+        fn set_dram_counters(self: &mut Stats, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64);
         /// The run's simulated core cycles and core clock (Hz), for the energy-delay product.
         fn set_simulated_time(self: &mut Stats, cycles: u64, core_hz: f64);
         fn to_json(self: &Stats) -> String;
@@ -250,6 +254,10 @@ impl Controller {
         self.sampling_instructions
     }
 
+    fn is_sampling(&self) -> bool {
+        self.inner.is_sampling()
+    }
+
     fn end_sampling(&mut self) -> Result<(), String> {
         guard("end_sampling", || {
             self.sampling_instructions = 0;
@@ -263,10 +271,6 @@ impl Controller {
 
     fn codec_name(&self) -> String {
         self.inner.codec_name().to_string()
-    }
-
-    fn set_dram_activations(&mut self, activations: u64) {
-        self.inner.set_dram_activations(activations);
     }
 
     fn stats(&self) -> Box<Stats> {
@@ -284,6 +288,10 @@ fn new_stats() -> Box<Stats> {
 impl Stats {
     fn merge(&mut self, other: &Stats) {
         self.0.merge(&other.0);
+    }
+
+    fn set_dram_counters(&mut self, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64) {
+        self.0.dram_device = mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands };
     }
 
     fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
@@ -481,9 +489,9 @@ mod tests {
         options.energy[10] = 100.0; // activation
         let mut controller = new_controller(&options).unwrap();
         controller.read_block(0x1000).unwrap(); // never written: 4 bursts, MDC miss fills a 32-byte line
-        controller.set_dram_activations(2);
         let mut total = new_stats();
         total.merge(&controller.stats());
+        total.set_dram_counters(1000, 10, 2, 0, 0);
         total.set_simulated_time(822, 822e6);
         let json = total.to_json();
         for field in ["\"dram_read_pj\": 1280.0", "\"dram_activation_pj\": 200.0", "\"simulated_seconds\": 1e-6"] {

@@ -2,7 +2,7 @@
 //! options. Every error names the flag a user has to fix.
 
 use memzip::codec::registry::CodecSpec;
-use memzip::mc::{EnergyParams, McOptions, MdcConfig};
+use memzip::mc::{EnergyParams, McOptions, MdcConfig, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::ffi::{EnergyFlag, Options};
@@ -101,6 +101,14 @@ pub fn controller_parts(options: &Options) -> Result<(CodecSpec, McOptions), Str
             assoc: options.mdc_assoc as usize,
             line_bytes: options.mag_bytes as usize,
         },
+        sampling: if samples_online(&spec, options) {
+            match online_window(options.e2mc_sampling.trim())? {
+                OnlineWindow::Instructions(_) => SamplingWindow::External,
+                OnlineWindow::Blocks(blocks) => SamplingWindow::Blocks(blocks),
+            }
+        } else {
+            SamplingWindow::None
+        },
         ..McOptions::default()
     };
     Ok((spec, mc_options))
@@ -126,26 +134,42 @@ fn apply_e2mc_flags(spec: &mut CodecSpec, options: &Options) -> Result<(), Strin
     Ok(())
 }
 
-fn online_window(sampling: &str) -> Result<u64, String> {
-    sampling
-        .strip_prefix("online:")
-        .and_then(|n| n.trim().parse::<u64>().ok())
-        .filter(|&n| n > 0)
-        .ok_or_else(|| {
-            format!("-memzip_e2mc_sampling: invalid value '{sampling}': expected online:<instructions, at least 1> or offline:<table.json>")
-        })
+/// Where an online sampling phase ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnlineWindow {
+    /// `online:<N>`: after N simulated instructions, GPU-wide (paper 000's 20M).
+    Instructions(u64),
+    /// `online:blocks=<N>`: after each controller stored N blocks.
+    Blocks(u64),
+}
+
+fn online_window(sampling: &str) -> Result<OnlineWindow, String> {
+    let count = |n: &str| n.trim().parse::<u64>().ok().filter(|&n| n > 0);
+    let window = sampling.strip_prefix("online:").and_then(|rest| match rest.trim().strip_prefix("blocks=") {
+        Some(blocks) => count(blocks).map(OnlineWindow::Blocks),
+        None => count(rest).map(OnlineWindow::Instructions),
+    });
+    window.ok_or_else(|| {
+        format!(
+            "-memzip_e2mc_sampling: invalid value '{sampling}': expected online:<instructions, at least 1>, \
+             online:blocks=<blocks per controller, at least 1> or offline:<table.json>"
+        )
+    })
 }
 
 /// Simulated instructions after which the online sampling phase ends; 0 when
-/// no codec in use samples online.
+/// no codec in use samples online or the window counts blocks (the
+/// controller then ends it itself).
 pub fn online_sampling_instructions(options: &Options) -> Result<u64, String> {
     let geometry = Geometry::new(options.block_bytes as usize, options.mag_bytes as usize).map_err(|e| flag_error(&e))?;
     let spec = CodecSpec::parse(&options.codec, geometry).map_err(|e| flag_error(&e))?;
-    if samples_online(&spec, options) {
-        online_window(options.e2mc_sampling.trim())
-    } else {
-        Ok(0)
+    if !samples_online(&spec, options) {
+        return Ok(0);
     }
+    Ok(match online_window(options.e2mc_sampling.trim())? {
+        OnlineWindow::Instructions(instructions) => instructions,
+        OnlineWindow::Blocks(_) => 0,
+    })
 }
 
 // ---------------------------------------------------------------- energy
@@ -301,5 +325,26 @@ mod tests {
             o.e2mc_sampling = "online:1000".into();
         });
         assert_eq!(online_sampling_instructions(&sampling).unwrap(), 1000);
+        assert_eq!(controller_parts(&sampling).unwrap().1.sampling, SamplingWindow::External);
+    }
+
+    #[test]
+    fn a_block_window_is_the_controllers_own() {
+        let blocks = with(|o| {
+            o.codec = "e2mc16".into();
+            o.e2mc_sampling = "online:blocks=5000".into();
+        });
+        assert_eq!(online_sampling_instructions(&blocks).unwrap(), 0, "no instruction window");
+        assert_eq!(controller_parts(&blocks).unwrap().1.sampling, SamplingWindow::Blocks(5000));
+        let not_e2mc = with(|o| o.e2mc_sampling = "online:blocks=5000".into());
+        assert_eq!(controller_parts(&not_e2mc).unwrap().1.sampling, SamplingWindow::None);
+        for bad in ["online:blocks=0", "online:blocks=", "online:blocks=x", "online:block=5"] {
+            let o = with(|o| {
+                o.codec = "e2mc16".into();
+                o.e2mc_sampling = bad.into();
+            });
+            let err = controller_parts(&o).unwrap_err();
+            assert!(err.starts_with("-memzip_e2mc_sampling: invalid value") && err.contains("online:blocks="), "{bad}: {err}");
+        }
     }
 }

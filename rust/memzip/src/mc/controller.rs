@@ -35,18 +35,36 @@
 //! - Energy ([`energy`](super::energy), what is charged is listed there):
 //!   each event adds its compressor, decompressor, metadata-cache and DRAM
 //!   burst energy; row activations come from the simulator's DRAM model
-//!   ([`MemoryController::set_dram_activations`]).
+//!   (`McStats::dram_device`, priced by [`McStats::energy`]).
 
 use std::collections::HashMap;
 use std::fmt;
 
-use super::energy::{EnergyModel, EnergyParams};
+use super::energy::{EnergyModel, EnergyParams, EnergyStats};
 use super::metadata_cache::{MdcAccess, MdcConfig, MetadataCache};
 use super::stats::McStats;
 use crate::codec::registry::{self, CodecSpec};
 use crate::codec::{Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
+
+/// When the codec's online sampling phase ends (E2MC learns its symbol
+/// probabilities from the first part of a run, paper 000 §III-B2, storing the
+/// blocks of that phase raw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SamplingWindow {
+    /// Nothing samples online.
+    #[default]
+    None,
+    /// The caller ends it with [`MemoryController::end_sampling`] (the
+    /// simulator does after `online:<instructions>` simulated instructions,
+    /// paper 000's window).
+    External,
+    /// The controller ends it itself once it has stored this many blocks
+    /// (write-backs and host-to-device copies): `online:blocks=N`, a window
+    /// that covers the same traffic whatever the instruction count.
+    Blocks(u64),
+}
 
 /// Controller options beyond the codec itself (the `-memzip_*` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +78,8 @@ pub struct McOptions {
     /// Decompress every compressed block and compare (`-memzip_verify`).
     pub verify: bool,
     pub mdc: MdcConfig,
+    /// The codec's online sampling phase, if it has one.
+    pub sampling: SamplingWindow,
 }
 
 impl Default for McOptions {
@@ -70,6 +90,7 @@ impl Default for McOptions {
             mdc_latency: 1,
             verify: false,
             mdc: MdcConfig::default(),
+            sampling: SamplingWindow::None,
         }
     }
 }
@@ -185,6 +206,8 @@ pub struct MemoryController {
     blocks: HashMap<u64, StoredBlock>,
     energy: EnergyModel,
     stats: McStats,
+    /// The online sampling phase has not ended yet.
+    sampling_open: bool,
 }
 
 impl fmt::Debug for MemoryController {
@@ -225,6 +248,7 @@ impl MemoryController {
             block_bytes: geometry.block_bytes(),
             mag_bytes: geometry.mag_bytes(),
             metadata: super::stats::MetadataStats { enabled: mdc.is_some(), ..Default::default() },
+            energy: EnergyStats { activation_pj_each: EnergyParams::default().dram_activation_pj, ..Default::default() },
             ..Default::default()
         };
         Ok(MemoryController {
@@ -237,6 +261,7 @@ impl MemoryController {
             blocks: HashMap::new(),
             energy: EnergyModel::new(EnergyParams::default(), geometry.block_bytes(), geometry.mag_bytes()),
             stats,
+            sampling_open: options.sampling != SamplingWindow::None,
         })
     }
 
@@ -248,18 +273,13 @@ impl MemoryController {
     /// already counted stays as it was.
     pub fn set_energy_params(&mut self, params: EnergyParams) {
         self.energy = EnergyModel::new(params, self.geometry.block_bytes(), self.geometry.mag_bytes());
+        self.stats.energy.activation_pj_each = params.dram_activation_pj;
     }
 
     pub fn energy_params(&self) -> EnergyParams {
         self.energy.params()
     }
 
-    /// The simulator's count of DRAM row activations of this controller so
-    /// far (cumulative; memzip does not model rows, gpgpu-sim's DRAM does).
-    pub fn set_dram_activations(&mut self, activations: u64) {
-        self.stats.energy.dram_activations = activations;
-        self.stats.energy.dram_activation_pj = self.energy.activations_pj(activations);
-    }
 
     pub fn geometry(&self) -> Geometry {
         self.geometry
@@ -301,16 +321,18 @@ impl MemoryController {
     /// caller from the functional memory).
     pub fn write_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
+        let sampled = self.sampling_open;
         let compressed = self.compress_checked(addr, bytes)?;
+        let compress_pj = self.compress_energy(sampled, &compressed);
         let metadata = self.metadata_access(addr, MdcAccess::Write);
         self.store(addr, &compressed);
+        self.count_sampled(&compressed)?;
         let name = self.encoding_name(compressed.encoding).to_string();
         let stats = &mut self.stats;
         stats.writes.record(&compressed, &name, self.geometry.block_bytes());
         stats.dram_writes.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
         self.stats.compress_cycles += compress_cycles as u64;
-        let compress_pj = self.energy.compress_pj(self.codec.compressors_used());
         self.stats.energy.compress_pj += compress_pj;
         self.stats.energy.dram_write_pj += self.energy.write_bursts_pj(compressed.burst_count);
         Ok(self.write_outcome(&compressed, metadata, compress_cycles))
@@ -354,14 +376,17 @@ impl MemoryController {
     /// metadata cache is not touched.
     pub fn memcpy_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
+        let sampled = self.sampling_open;
         let compressed = self.compress_checked(addr, bytes)?;
+        let compress_pj = self.compress_energy(sampled, &compressed);
         self.store(addr, &compressed);
+        self.count_sampled(&compressed)?;
         let name = self.encoding_name(compressed.encoding).to_string();
         let stats = &mut self.stats;
         stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
         stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
-        self.stats.energy.copy_compress_pj += self.energy.compress_pj(self.codec.compressors_used());
+        self.stats.energy.copy_compress_pj += compress_pj;
         Ok(self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles))
     }
 
@@ -371,7 +396,27 @@ impl MemoryController {
             .end_sampling()
             .map_err(|source| McError::EndSampling { codec: self.codec.name().to_string(), source })?;
         self.stats.sampling_ends += 1;
+        self.sampling_open = false;
         Ok(())
+    }
+
+    /// Whether the online sampling phase is still running.
+    pub fn is_sampling(&self) -> bool {
+        self.sampling_open
+    }
+
+    /// Counts a block stored during the sampling phase and ends a block
+    /// window once it is full (the block that fills it is still sampled).
+    fn count_sampled(&mut self, stored: &CompressedBlock) -> Result<(), McError> {
+        if !self.sampling_open {
+            return Ok(());
+        }
+        self.stats.sampling_blocks += 1;
+        self.stats.sampling_raw_blocks += !stored.is_compressed() as u64;
+        match self.options.sampling {
+            SamplingWindow::Blocks(window) if self.stats.sampling_blocks >= window => self.end_sampling(),
+            _ => Ok(()),
+        }
     }
 
     /// Statistics so far.
@@ -396,6 +441,7 @@ impl MemoryController {
             block_bytes: self.stats.block_bytes,
             mag_bytes: self.stats.mag_bytes,
             metadata: super::stats::MetadataStats { enabled: self.mdc.is_some(), ..Default::default() },
+            energy: EnergyStats { activation_pj_each: self.energy.params().dram_activation_pj, ..Default::default() },
             ..Default::default()
         };
         self.stats = fresh;
@@ -493,6 +539,16 @@ impl MemoryController {
             metadata.writeback_bursts += line_bursts as u64;
         }
         outcome
+    }
+
+    /// Compression energy of the block just compressed. A block stored raw
+    /// during an online sampling phase was only counted into E2MC's value
+    /// frequency table (paper 000 §III-B2), not encoded: no compressor ran.
+    fn compress_energy(&mut self, sampled: bool, compressed: &CompressedBlock) -> f64 {
+        if sampled && !compressed.is_compressed() {
+            return 0.0;
+        }
+        self.energy.compress_pj(self.codec.compressors_used())
     }
 
     /// One lookup reads (read-back) or updates (write-back) the metadata
@@ -957,9 +1013,9 @@ mod tests {
         assert!(close(e.dram_write_pj, 5.0 * 64.0), "{e:?}");
         assert!(close(e.dram_read_pj, (4.0 + 1.0 + 4.0) * 128.0), "{e:?}");
         assert_eq!(e.dram_activation_pj, 0.0, "activations come from the simulator");
-        mc.set_dram_activations(3);
-        mc.set_dram_activations(5); // cumulative counter: set, not added
-        let e = mc.stats().energy;
+        let mut stats = mc.stats();
+        stats.dram_device.activations = 5; // the simulator's cumulative count
+        let e = stats.energy();
         assert!(close(e.dram_activation_pj, 5000.0));
         let total = 2.0 * bdi_c + bdi_d + 2.0 * 1.4 + 3.0 * 0.97 + 5.0 * 64.0 + 9.0 * 128.0 + 5000.0;
         assert!(close(e.total_pj(), total), "{} vs {total}", e.total_pj());
@@ -1025,6 +1081,58 @@ mod tests {
         let candidate = mc.encoding_name(r.encoding).split('/').next().unwrap().to_string();
         assert!(["fpc", "cpack_z", "bdi"].contains(&candidate.as_str()), "{candidate}");
         assert!(close(mc.stats().energy.decompress_pj, cost(&candidate).decompress_pj));
+    }
+
+    /// Small integers: what E2MC16 compresses once it has a table.
+    fn small_ints(seed: u32) -> Vec<u8> {
+        (0..32u32).flat_map(|i| ((i * 7 + seed) % 50).to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_block_window_ends_sampling_after_that_many_stored_blocks() {
+        let spec = CodecSpec::new("e2mc16", Geometry::default());
+        let options = McOptions { sampling: SamplingWindow::Blocks(4), ..Default::default() };
+        let mut mc = MemoryController::new(&spec, options).unwrap();
+        assert!(mc.is_sampling());
+        // Copies and write-backs both fill the window; each sampled block is raw.
+        mc.memcpy_block(0, &small_ints(0)).unwrap();
+        for i in 1..4u32 {
+            let w = mc.write_block(128 * i as u64, &small_ints(i)).unwrap();
+            assert_eq!(w.encoding, UNCOMPRESSED, "block {i} is sampled, stored raw");
+        }
+        assert!(!mc.is_sampling(), "the 4th block closed the window");
+        let stats = mc.stats();
+        assert_eq!((stats.sampling_ends, stats.sampling_blocks, stats.sampling_raw_blocks), (1, 4, 4));
+        assert_eq!((stats.energy.compress_pj, stats.energy.copy_compress_pj), (0.0, 0.0), "sampling runs no compressor");
+        let after = mc.write_block(128 * 4, &small_ints(9)).unwrap();
+        assert_ne!(after.encoding, UNCOMPRESSED, "after the window E2MC compresses with its table");
+        let stats = mc.stats();
+        assert_eq!(stats.sampling_blocks, 4, "blocks after the window are not counted");
+        let e2mc16 = EnergyParams::default().codec_energy("e2mc16", 1024).unwrap();
+        assert!(close(stats.energy.compress_pj, e2mc16.compress_pj), "the first encoded block costs 64 symbols");
+        assert_eq!(stats.sampling_raw_share(), Some(4.0 / 5.0));
+        let json: serde_json::Value = serde_json::from_str(&stats.to_json()).unwrap();
+        assert_eq!(json["sampling_raw_blocks"], 4);
+    }
+
+    #[test]
+    fn an_external_window_counts_until_the_caller_ends_it() {
+        let spec = CodecSpec::new("e2mc16", Geometry::default());
+        let options = McOptions { sampling: SamplingWindow::External, ..Default::default() };
+        let mut mc = MemoryController::new(&spec, options).unwrap();
+        for i in 0..10u32 {
+            mc.write_block(128 * i as u64, &small_ints(i)).unwrap();
+        }
+        assert!(mc.is_sampling(), "only the caller ends an external window");
+        mc.end_sampling().unwrap();
+        mc.write_block(0, &small_ints(3)).unwrap();
+        let stats = mc.stats();
+        assert_eq!((stats.sampling_blocks, stats.sampling_raw_blocks, stats.writes.blocks), (10, 10, 11));
+        // Without a window nothing is counted.
+        let mut plain = MemoryController::new(&CodecSpec::new("mag_bdi", Geometry::default()), McOptions::default()).unwrap();
+        plain.write_block(0, &small_ints(1)).unwrap();
+        assert_eq!(plain.stats().sampling_blocks, 0);
+        assert!(!plain.is_sampling());
     }
 
     fn workload(mc: &mut MemoryController, seed: u64) {

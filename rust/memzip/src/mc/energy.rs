@@ -282,9 +282,6 @@ impl EnergyModel {
         bursts as f64 * self.write_burst_pj
     }
 
-    pub fn activations_pj(&self, activations: u64) -> f64 {
-        activations as f64 * self.params.dram_activation_pj
-    }
 }
 
 /// Energy spent so far, by component, in pJ. Plain sums: merge adds them.
@@ -303,9 +300,12 @@ pub struct EnergyStats {
     /// DRAM write bursts (blocks and dirty metadata lines).
     pub dram_write_pj: f64,
     /// Row activations as the simulator's DRAM model counts them (0 until
-    /// the simulator reports them).
+    /// the simulator reports them; see [`with_activations`](Self::with_activations)).
     pub dram_activations: u64,
     pub dram_activation_pj: f64,
+    /// The energy of one activation in effect (`EnergyParams`), to price
+    /// the activations the simulator reports.
+    pub activation_pj_each: f64,
     /// Compressors during host-to-device copies (not in the total).
     pub copy_compress_pj: f64,
     /// Simulated core cycles and core clock (Hz) of the run, for the
@@ -342,6 +342,16 @@ impl EnergyStats {
         self.simulated_seconds().map(|s| self.total_pj() * 1e-12 * s)
     }
 
+    /// These stats with `activations` row activations priced in (the
+    /// simulator's cumulative count replaces any earlier one).
+    pub fn with_activations(&self, activations: u64) -> EnergyStats {
+        EnergyStats {
+            dram_activations: activations,
+            dram_activation_pj: activations as f64 * self.activation_pj_each,
+            ..*self
+        }
+    }
+
     pub fn merge(&mut self, other: &EnergyStats) {
         self.compress_pj += other.compress_pj;
         self.decompress_pj += other.decompress_pj;
@@ -354,7 +364,9 @@ impl EnergyStats {
         self.dram_activations += other.dram_activations;
         self.dram_activation_pj += other.dram_activation_pj;
         self.copy_compress_pj += other.copy_compress_pj;
-        // One run: the controllers share the clock and the cycle count.
+        // One run: the controllers share the constants, the clock and the
+        // cycle count.
+        self.activation_pj_each = self.activation_pj_each.max(other.activation_pj_each);
         self.simulated_cycles = self.simulated_cycles.max(other.simulated_cycles);
         self.core_hz = self.core_hz.max(other.core_hz);
     }
@@ -470,6 +482,8 @@ mod tests {
         let mut b = a;
         b.merge(&a);
         assert!(close(b.total_pj(), 376.0));
+        let priced = EnergyStats { activation_pj_each: 4.0, ..EnergyStats::default() }.with_activations(5);
+        assert_eq!((priced.dram_activations, priced.dram_activation_pj, priced.total_pj()), (5, 20.0, 20.0));
         assert_eq!(b.simulated_cycles, 822, "controllers of one run share the time");
         let json = serde_json::to_value(b).unwrap();
         assert!(close(json["total_pj"].as_f64().unwrap(), 376.0));

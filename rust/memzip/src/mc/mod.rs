@@ -13,7 +13,7 @@ pub mod energy;
 pub mod metadata_cache;
 pub mod stats;
 
+pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
 pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
-pub use controller::{McError, McOptions, MemoryController, ReadOutcome, StoredBlock, WriteOutcome};
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
-pub use stats::{CompressionStats, McStats, MetadataStats, TrafficStats, VerifyStats};
+pub use stats::{CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats};

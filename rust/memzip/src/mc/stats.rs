@@ -192,6 +192,54 @@ impl Serialize for MetadataStats {
     }
 }
 
+/// The simulator's own DRAM counters for one channel (or the sum over
+/// channels), read at kernel end: gpgpu-sim's `dram_t` `n_cmd` (DRAM command
+/// clock cycles elapsed), `bwutil` (cycles the data bus was busy with bursts),
+/// `n_act` (row activations) and its read/write column commands. memzip's
+/// model does not produce them; they are here so a run's DRAM bandwidth
+/// utilisation sits next to its compression statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DramDeviceStats {
+    /// DRAM command-clock cycles simulated (`n_cmd`).
+    pub cycles: u64,
+    /// Cycles the data bus moved bursts (`bwutil`).
+    pub busy_cycles: u64,
+    /// Row activations (`n_act`).
+    pub activations: u64,
+    /// Read and write column commands (one atom each).
+    pub read_commands: u64,
+    pub write_commands: u64,
+}
+
+impl DramDeviceStats {
+    /// Data-bus busy cycles over DRAM cycles. For a sum over channels (which
+    /// all run the same number of cycles) this is the channels' average.
+    pub fn bandwidth_utilization(&self) -> Option<f64> {
+        (self.cycles > 0).then(|| self.busy_cycles as f64 / self.cycles as f64)
+    }
+
+    pub fn merge(&mut self, other: &DramDeviceStats) {
+        self.cycles += other.cycles;
+        self.busy_cycles += other.busy_cycles;
+        self.activations += other.activations;
+        self.read_commands += other.read_commands;
+        self.write_commands += other.write_commands;
+    }
+}
+
+impl Serialize for DramDeviceStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("DramDeviceStats", 6)?;
+        s.serialize_field("cycles", &self.cycles)?;
+        s.serialize_field("busy_cycles", &self.busy_cycles)?;
+        s.serialize_field("activations", &self.activations)?;
+        s.serialize_field("read_commands", &self.read_commands)?;
+        s.serialize_field("write_commands", &self.write_commands)?;
+        s.serialize_field("bandwidth_utilization", &self.bandwidth_utilization())?;
+        s.end()
+    }
+}
+
 /// `-memzip_verify` results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct VerifyStats {
@@ -239,6 +287,13 @@ pub struct McStats {
     pub decompress_cycles: u64,
     /// Times an online sampling phase was ended (E2MC), per controller.
     pub sampling_ends: u64,
+    /// Blocks stored (written back or copied) while sampling online.
+    pub sampling_blocks: u64,
+    /// Of those, the blocks stored raw (E2MC stores all of them raw).
+    pub sampling_raw_blocks: u64,
+    /// The simulator's DRAM counters (set by the simulator hook at kernel end;
+    /// zero when the model runs without a simulator).
+    pub dram_device: DramDeviceStats,
     /// Energy by component (`mc::energy`).
     pub energy: EnergyStats,
 }
@@ -290,6 +345,13 @@ impl McStats {
         self.dram_reads.uncompressed_bursts + self.dram_writes.uncompressed_bursts
     }
 
+    /// Share of every stored block (write-backs and copies) that was stored
+    /// raw because the online sampling phase was still running.
+    pub fn sampling_raw_share(&self) -> Option<f64> {
+        let stored = self.writes.blocks + self.memcpy.blocks;
+        (stored > 0).then(|| self.sampling_raw_blocks as f64 / stored as f64)
+    }
+
     /// Uncompressed over actual kernel DRAM bytes, metadata traffic included.
     pub fn dram_reduction_ratio(&self) -> Option<f64> {
         ratio(self.uncompressed_dram_bytes(), self.dram_bytes())
@@ -322,7 +384,16 @@ impl McStats {
         self.compress_cycles += other.compress_cycles;
         self.decompress_cycles += other.decompress_cycles;
         self.sampling_ends += other.sampling_ends;
+        self.sampling_blocks += other.sampling_blocks;
+        self.sampling_raw_blocks += other.sampling_raw_blocks;
+        self.dram_device.merge(&other.dram_device);
         self.energy.merge(&other.energy);
+    }
+
+    /// Energy by component, the row activations the simulator counted
+    /// (`dram_device`) included.
+    pub fn energy(&self) -> EnergyStats {
+        self.energy.with_activations(self.dram_device.activations)
     }
 
     /// The run's simulated time so far (core cycles at `core_hz`), for the
@@ -348,6 +419,7 @@ impl McStats {
         let fmt_ratio = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
         let fmt_map = |m: &BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ");
         let sizes = self.all_compressed().mag_sizes.iter().map(|(k, v)| format!("{k}B:{v}")).collect::<Vec<_>>().join(" ");
+        let energy = self.energy();
         let lines = [
             ("codec", self.codec.clone()),
             ("controllers", self.controllers.to_string()),
@@ -370,13 +442,16 @@ impl McStats {
             ("verify_checked", self.verify.checked.to_string()),
             ("verify_failures", self.verify.failures.to_string()),
             ("sampling_phases_ended", self.sampling_ends.to_string()),
-            ("energy_total_nj", format!("{:.3}", self.energy.total_pj() / 1e3)),
-            ("energy_dram_nj", format!("{:.3}", self.energy.dram_pj() / 1e3)),
-            ("energy_dram_activations", self.energy.dram_activations.to_string()),
-            ("energy_codec_nj", format!("{:.3}", self.energy.codec_pj() / 1e3)),
-            ("energy_metadata_nj", format!("{:.3}", self.energy.metadata_pj() / 1e3)),
-            ("energy_copy_compress_nj", format!("{:.3}", self.energy.copy_compress_pj / 1e3)),
-            ("energy_delay_product_js", self.energy.edp_js().map_or("n/a".to_string(), |e| format!("{e:.6e}"))),
+            ("sampling_blocks", self.sampling_blocks.to_string()),
+            ("sampling_raw_share", fmt_ratio(self.sampling_raw_share())),
+            ("dram_bandwidth_utilization", fmt_ratio(self.dram_device.bandwidth_utilization())),
+            ("energy_total_nj", format!("{:.3}", energy.total_pj() / 1e3)),
+            ("energy_dram_nj", format!("{:.3}", energy.dram_pj() / 1e3)),
+            ("energy_dram_activations", energy.dram_activations.to_string()),
+            ("energy_codec_nj", format!("{:.3}", energy.codec_pj() / 1e3)),
+            ("energy_metadata_nj", format!("{:.3}", energy.metadata_pj() / 1e3)),
+            ("energy_copy_compress_nj", format!("{:.3}", energy.copy_compress_pj / 1e3)),
+            ("energy_delay_product_js", energy.edp_js().map_or("n/a".to_string(), |e| format!("{e:.6e}"))),
         ];
         lines.iter().map(|(key, value)| format!("{prefix}_{key} = {value}\n")).collect()
     }
@@ -391,7 +466,7 @@ impl McStats {
 
 impl Serialize for McStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("McStats", 27)?;
+        let mut s = serializer.serialize_struct("McStats", 32)?;
         s.serialize_field("codec", &self.codec)?;
         s.serialize_field("controllers", &self.controllers)?;
         s.serialize_field("block_bytes", &self.block_bytes)?;
@@ -418,7 +493,46 @@ impl Serialize for McStats {
         s.serialize_field("compress_cycles", &self.compress_cycles)?;
         s.serialize_field("decompress_cycles", &self.decompress_cycles)?;
         s.serialize_field("sampling_ends", &self.sampling_ends)?;
-        s.serialize_field("energy", &self.energy)?;
+        s.serialize_field("sampling_blocks", &self.sampling_blocks)?;
+        s.serialize_field("sampling_raw_blocks", &self.sampling_raw_blocks)?;
+        s.serialize_field("sampling_raw_share", &self.sampling_raw_share())?;
+        s.serialize_field("dram_bandwidth_utilization", &self.dram_device.bandwidth_utilization())?;
+        s.serialize_field("dram_device", &self.dram_device)?;
+        s.serialize_field("energy", &self.energy())?;
         s.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel(cycles: u64, busy_cycles: u64) -> McStats {
+        McStats {
+            controllers: 1,
+            dram_device: DramDeviceStats { cycles, busy_cycles, activations: 3, read_commands: 5, write_commands: 7 },
+            ..McStats::default()
+        }
+    }
+
+    #[test]
+    fn dram_utilization_of_a_total_is_the_channels_average() {
+        // Two channels over the same 1000 cycles, busy 600 and 200: 0.4 on
+        // average, which is what busy over cycles of the sum gives.
+        let total = McStats::total([&channel(1000, 600), &channel(1000, 200)]);
+        assert_eq!(total.dram_device.cycles, 2000);
+        assert_eq!(total.dram_device.activations, 6);
+        assert_eq!(total.dram_device.bandwidth_utilization(), Some(0.4));
+        let json: serde_json::Value = serde_json::from_str(&total.to_json()).unwrap();
+        assert_eq!(json["dram_bandwidth_utilization"], 0.4);
+        assert_eq!(json["dram_device"]["busy_cycles"], 800);
+        assert!(total.to_text("t").contains("t_dram_bandwidth_utilization = 0.4000\n"));
+    }
+
+    #[test]
+    fn no_dram_cycles_means_no_utilization() {
+        let none = McStats::default();
+        assert_eq!(none.dram_device.bandwidth_utilization(), None);
+        assert!(none.to_text("t").contains("t_dram_bandwidth_utilization = n/a\n"));
     }
 }
