@@ -118,7 +118,8 @@ else
     verdict "random-fpc" "program or simulator failed: $(tail -n 2 "$work/random-fpc/sim.log" 2>/dev/null | tr '\n' ' ')" false
 fi
 energy_of() {  # energy_of RUN_NAME -> "dram_pj total_pj codec_pj metadata_pj"
-    total "$1" '" ".join(str(round(t["energy"][k], 1)) for k in ["dram_pj", "total_pj", "codec_pj", "metadata_pj"])'
+    # No generator here: eval's local `t` is not visible inside one.
+    total "$1" '"%.1f %.1f %.1f %.1f" % (t["energy"]["dram_pj"], t["energy"]["total_pj"], t["energy"]["codec_pj"], t["energy"]["metadata_pj"])'
 }
 if [[ -f "$work/ints-none/stats.json" ]]; then
     read -r none_dram none_total _ _ <<<"$(energy_of ints-none)"
