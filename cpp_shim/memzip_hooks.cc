@@ -249,6 +249,19 @@ void memzip_options::reg_options(OptionParser *opp) {
   option_parser_register(opp, "-memzip_latency_mhz", OPT_UINT32, &latency_mhz,
                          "memzip: clock of the (de)compression latencies in MHz (converted to core cycles)",
                          "1002");
+  // -memzip_energy_*: names, defaults and help text come from Rust. The
+  // strings and values are stored first: the parser keeps pointers to them.
+  const rust::Vec<memzip::EnergyFlag> flags = memzip::energy_flags();
+  m_energy_text.clear();
+  for (const memzip::EnergyFlag &f : flags) {
+    m_energy_text.push_back(std::string(f.name));
+    m_energy_text.push_back(std::string(f.default_value));
+    m_energy_text.push_back(std::string(f.help));
+  }
+  energy.assign(flags.size(), 0.0);
+  for (size_t i = 0; i < flags.size(); ++i)
+    option_parser_register(opp, m_energy_text[3 * i].c_str(), OPT_DOUBLE, &energy[i],
+                           m_energy_text[3 * i + 2].c_str(), m_energy_text[3 * i + 1].c_str());
 }
 
 void memzip_options::init(const memory_config &config) {
@@ -266,6 +279,8 @@ void memzip_options::init(const memory_config &config) {
   o.e2mc_sampling = rust::String(cstr(e2mc_sampling));
   o.adaptive_lambda = adaptive_lambda;
   o.adaptive_candidates = rust::String(cstr(adaptive_candidates));
+  o.verify = verify;
+  for (double v : energy) o.energy.push_back(v);
   try {
     o.verify = memzip::parse_switch("-memzip_verify", cstr(verify));
     memzip::validate_options(o);
@@ -343,6 +358,8 @@ void memzip_options::print_stats(FILE *fp) const {
     controllers += std::string(st->to_json());
     first = false;
   }
+  if (state->gpu)
+    total->set_simulated_time(sim_cycle(state->gpu), state->gpu->get_config().get_core_freq());
   fputs(std::string(total->to_text("memzip_total")).c_str(), fp);
   const std::string json = "{\"total\": " + std::string(total->to_json()) +
                            ",\n\"controllers\": [\n" + controllers + "\n]}\n";

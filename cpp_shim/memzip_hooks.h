@@ -18,7 +18,8 @@
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
-//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end)
+//   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; also
+//                                the simulated time for the energy statistics)
 //
 // Timing units: every latency memzip returns is added to the clock the
 // partition's DRAM latency queue runs on (gpu_sim_cycle + gpu_tot_sim_cycle,
@@ -31,6 +32,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 class OptionParser;
 class mem_fetch;
@@ -68,6 +70,8 @@ struct memzip_options {
   char *trace;
   char *stats_json;
   unsigned latency_mhz;
+  // -memzip_energy_*: one value per memzip::energy_flags() entry, same order.
+  std::vector<double> energy;
 
   // Shared by all partitions of this GPU; created by init().
   memzip_gpu_state *state;
@@ -75,6 +79,7 @@ struct memzip_options {
  private:
   // The option parser keeps pointers to C-string defaults: they live here.
   std::string m_default_codec, m_default_sampling, m_codec_help;
+  std::vector<std::string> m_energy_text;  // name, default, help per energy flag
 };
 
 // One memory controller's compressor: a member pointer of memory_partition_unit.

@@ -5,8 +5,10 @@
 //! papers draw: raw and effective compression ratio per program and codec
 //! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
 //! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, the
-//! metadata-cache hit rate, and the distribution of stored sizes at MAG
-//! granularity (paper 002 Fig. 12).
+//! metadata-cache hit rate, the distribution of stored sizes at MAG
+//! granularity (paper 002 Fig. 12), and energy and energy-delay product
+//! relative to `none` (paper 000 Fig. 13, paper 004 Fig. 7) with each run's
+//! energy by component.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -232,6 +234,38 @@ fn per_program(rows: &[Row], metric: impl Fn(&Row) -> Option<f64>) -> (Vec<Strin
     (groups, series)
 }
 
+/// Each run's energy by component (memzip's model, `memzip::mc::energy`).
+fn energy_section(rows: &[Row]) -> String {
+    let with_energy: Vec<&Row> = rows.iter().filter(|r| r.run.energy.is_some()).collect();
+    if with_energy.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Energy\n\nmemzip's energy model: DRAM bursts and row activations, compressor and \
+         decompressor, metadata cache (constants and sources: `-memzip_energy_*`). EDP = energy x \
+         simulated time.\n\n| program | codec | DRAM uJ | codec uJ | metadata uJ | total uJ | energy % of none \
+         | EDP % of none |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let micro = |pj: f64| format!("{:.3}", pj / 1e6);
+    let percent = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    for row in with_energy {
+        let Some(e) = row.run.energy else { continue };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.run.program.as_deref().unwrap_or("-"),
+            row.run.label,
+            micro(e.dram_pj),
+            micro(e.codec_pj),
+            micro(e.metadata_pj),
+            micro(e.total_pj),
+            percent(row.energy_percent_of_none),
+            percent(row.edp_percent_of_none)
+        );
+    }
+    out
+}
+
 /// Writes the report files into `out` and returns their paths.
 pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
     let dirs = run_dirs(results)?;
@@ -275,6 +309,20 @@ pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> 
             reference: Some(100.0),
         },
         Figure {
+            file: "energy.svg",
+            title: "Energy relative to no compression (DRAM + codec + metadata cache)",
+            y_label: "energy (% of none)",
+            metric: |r| r.energy_percent_of_none,
+            reference: Some(100.0),
+        },
+        Figure {
+            file: "edp.svg",
+            title: "Energy-delay product relative to no compression",
+            y_label: "EDP (% of none)",
+            metric: |r| r.edp_percent_of_none,
+            reference: Some(100.0),
+        },
+        Figure {
             file: "mdc_hit_rate.svg",
             title: "Metadata-cache hit rate",
             y_label: "hits (% of lookups)",
@@ -284,16 +332,30 @@ pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> 
     ];
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
-    let _ = writeln!(summary, "| codec | geomean effective CR | geomean raw CR | geomean speedup | geomean DRAM % of none |");
-    let _ = writeln!(summary, "| --- | --- | --- | --- | --- |");
+    let _ = writeln!(
+        summary,
+        "| codec | geomean effective CR | geomean raw CR | geomean speedup | geomean DRAM % of none \
+         | geomean energy % of none | geomean EDP % of none |"
+    );
+    let _ = writeln!(summary, "| --- | --- | --- | --- | --- | --- | --- |");
     let charts: Vec<_> = figures.iter().map(|f| per_program(&rows, f.metric)).collect();
     let (_, codecs) = axes(&rows);
     for (c, codec) in codecs.iter().enumerate() {
         let cell = |k: usize| {
             charts[k].1[c].1.last().copied().flatten().map_or("-".to_string(), |v| format!("{v:.3}"))
         };
-        let _ = writeln!(summary, "| {codec} | {} | {} | {} | {} |", cell(0), cell(1), cell(2), cell(3));
+        let _ = writeln!(
+            summary,
+            "| {codec} | {} | {} | {} | {} | {} | {} |",
+            cell(0),
+            cell(1),
+            cell(2),
+            cell(3),
+            cell(4),
+            cell(5)
+        );
     }
+    summary.push_str(&energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");

@@ -10,8 +10,11 @@
 //! - optionally `run.json`, `{"codec", "program", "wall_seconds",
 //!   "output_ok"}` from the runner script, every field optional.
 //!
-//! Speedup and DRAM traffic are relative to the run of the same program
-//! whose stats say codec `none` (runs without a program form one group).
+//! Speedup, DRAM traffic, energy and energy-delay product are relative to the
+//! run of the same program whose stats say codec `none` (runs without a
+//! program form one group). Energy is `total.energy` (memzip's model: DRAM,
+//! codec and metadata cache, `memzip::mc::energy`), absent in stats of
+//! older builds; EDP is that energy times `cycles / total.energy.core_hz`.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -44,9 +47,29 @@ pub struct Run {
     pub verify_failures: u64,
     pub output_ok: Option<bool>,
     pub wall_seconds: Option<f64>,
+    /// Energy by component, when the stats carry it.
+    pub energy: Option<RunEnergy>,
+}
+
+/// A run's energy (pJ) by component, from `total.energy` of `stats.json`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunEnergy {
+    pub total_pj: f64,
+    pub dram_pj: f64,
+    pub codec_pj: f64,
+    pub metadata_pj: f64,
+    /// Core clock (Hz) the cycles count; `None` when unknown.
+    pub core_hz: Option<f64>,
 }
 
 impl Run {
+    /// Energy-delay product in joule-seconds: total energy x simulated time.
+    pub fn edp_js(&self) -> Option<f64> {
+        let energy = self.energy?;
+        let hz = energy.core_hz.filter(|hz| *hz > 0.0)?;
+        Some(energy.total_pj * 1e-12 * self.cycles as f64 / hz)
+    }
+
     fn is_baseline(&self) -> bool {
         self.stats_codec == "none"
     }
@@ -60,6 +83,10 @@ pub struct Row {
     pub speedup: Option<f64>,
     /// This run's DRAM bytes as a percentage of the `none` run's.
     pub dram_percent_of_none: Option<f64>,
+    /// Total energy as a percentage of the `none` run's.
+    pub energy_percent_of_none: Option<f64>,
+    /// Energy-delay product as a percentage of the `none` run's.
+    pub edp_percent_of_none: Option<f64>,
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
@@ -149,6 +176,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
 
     let cycles = last_total_cycles(&dir.join("sim.log"))?;
+    let energy = run_energy(&stats, &stats_path)?;
 
     let run_path = dir.join("run.json");
     let (mut program, mut label, mut output_ok, mut wall_seconds) = (None, None, None, None);
@@ -178,7 +206,35 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         verify_failures,
         output_ok,
         wall_seconds,
+        energy,
     })
+}
+
+/// `total.energy`, or `None` for stats written before memzip had an energy model.
+fn run_energy(stats: &Value, file: &Path) -> Result<Option<RunEnergy>, String> {
+    let Some(energy) = stats.get("total").and_then(|t| t.get("energy")) else {
+        return Ok(None);
+    };
+    let number = |key: &str| -> Result<f64, String> {
+        field(energy, key, file)?
+            .as_f64()
+            .ok_or_else(|| format!("{}: field `total.energy.{key}` is not a number", file.display()))
+    };
+    Ok(Some(RunEnergy {
+        total_pj: number("total_pj")?,
+        dram_pj: number("dram_pj")?,
+        codec_pj: number("codec_pj")?,
+        metadata_pj: number("metadata_pj")?,
+        core_hz: energy.get("core_hz").and_then(Value::as_f64),
+    }))
+}
+
+/// `100 * value / baseline`, when both exist and the baseline is positive.
+fn percent_of(value: Option<f64>, baseline: Option<f64>) -> Option<f64> {
+    match (value, baseline) {
+        (Some(v), Some(b)) if b > 0.0 => Some(100.0 * v / b),
+        _ => None,
+    }
 }
 
 /// Groups runs by program (first appearance order; within a group the `none`
@@ -210,7 +266,10 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
             let speedup = baseline.filter(|_| run.cycles > 0).map(|b| b.cycles as f64 / run.cycles as f64);
             let dram_percent_of_none =
                 baseline.filter(|b| b.dram_bytes > 0).map(|b| 100.0 * run.dram_bytes as f64 / b.dram_bytes as f64);
-            rows.push(Row { run: run.clone(), speedup, dram_percent_of_none });
+            let total_pj = |r: &Run| r.energy.map(|e| e.total_pj);
+            let energy_percent_of_none = percent_of(total_pj(run), baseline.and_then(|b| total_pj(b)));
+            let edp_percent_of_none = percent_of(run.edp_js(), baseline.and_then(|b| b.edp_js()));
+            rows.push(Row { run: run.clone(), speedup, dram_percent_of_none, energy_percent_of_none, edp_percent_of_none });
         }
     }
     Ok(rows)
@@ -239,6 +298,10 @@ fn output_cell(ok: Option<bool>) -> String {
     .to_string()
 }
 
+fn percent_cell(value: Option<f64>) -> String {
+    fmt_opt(value, 1) + if value.is_some() { "%" } else { "" }
+}
+
 /// The table's cells, shared by the text and markdown forms.
 fn cell_table(rows: &[Row]) -> Table {
     let mut table = Table::new(&[
@@ -252,6 +315,9 @@ fn cell_table(rows: &[Row]) -> Table {
         ("raw CR", Align::Right),
         ("eff CR", Align::Right),
         ("MDC hit", Align::Right),
+        ("energy uJ", Align::Right),
+        ("energy vs none", Align::Right),
+        ("EDP vs none", Align::Right),
         ("verify chk/fail", Align::Right),
         ("output", Align::Left),
         ("wall s", Align::Right),
@@ -269,6 +335,9 @@ fn cell_table(rows: &[Row]) -> Table {
             fmt_opt(run.raw_cr, 3),
             fmt_opt(run.effective_cr, 3),
             fmt_opt(run.mdc_hit_rate.map(|h| 100.0 * h), 1) + if run.mdc_hit_rate.is_some() { "%" } else { "" },
+            fmt_opt(run.energy.map(|e| e.total_pj / 1e6), 3),
+            percent_cell(row.energy_percent_of_none),
+            percent_cell(row.edp_percent_of_none),
             verify_cell(run),
             output_cell(run.output_ok),
             fmt_opt(run.wall_seconds, 1),
@@ -306,6 +375,13 @@ pub fn render_csv(rows: &[Row]) -> String {
         "verify_failures",
         "output_ok",
         "wall_seconds",
+        "energy_pj",
+        "dram_energy_pj",
+        "codec_energy_pj",
+        "metadata_energy_pj",
+        "energy_percent_of_none",
+        "edp_js",
+        "edp_percent_of_none",
     ];
     let mut out = csv_line(&header.map(String::from));
     for row in rows {
@@ -326,6 +402,13 @@ pub fn render_csv(rows: &[Row]) -> String {
             run.verify_failures.to_string(),
             run.output_ok.map(|ok| ok.to_string()).unwrap_or_default(),
             number(run.wall_seconds),
+            number(run.energy.map(|e| e.total_pj)),
+            number(run.energy.map(|e| e.dram_pj)),
+            number(run.energy.map(|e| e.codec_pj)),
+            number(run.energy.map(|e| e.metadata_pj)),
+            number(row.energy_percent_of_none),
+            number(run.edp_js()),
+            number(row.edp_percent_of_none),
         ]));
     }
     out
@@ -351,6 +434,7 @@ mod tests {
             verify_failures: 0,
             output_ok: None,
             wall_seconds: None,
+            energy: None,
         }
     }
 
@@ -374,6 +458,25 @@ mod tests {
                 ("c/fpc", None, None),
             ]
         );
+    }
+
+    #[test]
+    fn energy_and_edp_relate_to_the_none_run() {
+        let with_energy = |program: &str, codec: &str, cycles: u64, total_pj: f64| Run {
+            energy: Some(RunEnergy { total_pj, dram_pj: total_pj, codec_pj: 0.0, metadata_pj: 0.0, core_hz: Some(1e9) }),
+            ..run(program, codec, cycles, 1)
+        };
+        let rows = compare(vec![
+            with_energy("a", "none", 1000, 2e6),
+            with_energy("a", "mag_bdi", 800, 1.5e6),
+            run("a", "fpc", 1000, 1),
+        ])
+        .unwrap();
+        assert_eq!(rows[0].run.edp_js(), Some(2e6 * 1e-12 * 1e-6));
+        assert_eq!((rows[0].energy_percent_of_none, rows[0].edp_percent_of_none), (Some(100.0), Some(100.0)));
+        assert_eq!(rows[1].energy_percent_of_none, Some(75.0));
+        assert!((rows[1].edp_percent_of_none.unwrap() - 60.0).abs() < 1e-9, "75% energy x 80% time");
+        assert_eq!((rows[2].energy_percent_of_none, rows[2].edp_percent_of_none), (None, None), "no energy in its stats");
     }
 
     #[test]

@@ -23,11 +23,16 @@ fn geomean_of_ratios() {
 fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
     let written = write_report(fixtures(), &out).unwrap();
-    assert_eq!(written.len(), 8);
+    assert_eq!(written.len(), 10);
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
-    // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4.
-    assert!(summary.contains("| mag_bdi | 4.000 | 4.000 | 1.250 | 25.625 |"), "{summary}");
-    assert!(summary.contains("| none | 1.000 | 1.000 | 1.000 | 100.000 |"), "{summary}");
+    // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4;
+    // its stats predate the energy model: no energy columns.
+    assert!(summary.contains("| mag_bdi | 4.000 | 4.000 | 1.250 | 25.625 | - | - |"), "{summary}");
+    assert!(summary.contains("| none | 1.000 | 1.000 | 1.000 | 100.000 | 100.000 | 100.000 |"), "{summary}");
+    // vecadd bdi: 0.8 of none's energy in 0.8 of its cycles.
+    assert!(summary.contains("| 77.702 | 80.000 | 64.000 |"), "{summary}");
+    assert!(summary.contains("| vecadd | bdi | 0.780 | 0.015 | 0.005 | 0.800 | 80.0 | 64.0 |"), "{summary}");
+    assert!(summary.contains("![Energy-delay product relative to no compression](edp.svg)"));
     let none_row = summary.find("| none |").unwrap();
     assert!(summary[none_row..].contains("| mag_bdi |"), "the baseline comes first");
     assert!(summary.contains("![Speedup over no compression](speedup.svg)"));

@@ -47,14 +47,17 @@ fn prints_the_comparison_table() {
     // vecadd bdi: reads 4096 x 3 bursts x 32 B + writes 2048 x 96 B
     // + metadata fills 600 x 32 B + write-backs 64 x 32 B = 611072 B (77.7%);
     // 1536 of 2048 blocks' bits: raw CR 2048/1536; MDC 5400 hits of 6000.
+    // Energy (vecadd only; the bfs fixtures predate the energy model): none
+    // 1e6 pJ, bdi 0.8e6 pJ (80%) in 80% of the cycles: EDP 64%; fpc 1.1e6 pJ
+    // in 125% of the cycles: EDP 137.5%.
     let expected = "\
-program  run                   cycles  speedup  DRAM bytes  DRAM vs none  DRAM util  raw CR  eff CR  MDC hit  verify chk/fail  output  wall s
-vecadd   none                  100000    1.000      786432        100.0%      0.512   1.000   1.000        -                -  ok        12.5
-vecadd   bdi                    80000    1.250      611072         77.7%      0.438   1.333   1.333    90.0%           6144/0  ok        13.2
-vecadd   fpc:variant=paper004  125000    0.800      848896        107.9%          -   1.143   1.143    50.0%           6144/2  FAIL      20.0
-bfs      none                   50000    1.000       51200        100.0%          -   1.000   1.000        -                -  -            -
-bfs      mag_bdi                40000    1.250       13120         25.6%          -   4.000   4.000    99.0%                -  ok           -
--        cpack                   7000        -        1440             -          -   1.333   1.143        -                -  -            -
+program  run                   cycles  speedup  DRAM bytes  DRAM vs none  DRAM util  raw CR  eff CR  MDC hit  energy uJ  energy vs none  EDP vs none  verify chk/fail  output  wall s
+vecadd   none                  100000    1.000      786432        100.0%      0.512   1.000   1.000        -      1.000          100.0%       100.0%                -  ok        12.5
+vecadd   bdi                    80000    1.250      611072         77.7%      0.438   1.333   1.333    90.0%      0.800           80.0%        64.0%           6144/0  ok        13.2
+vecadd   fpc:variant=paper004  125000    0.800      848896        107.9%          -   1.143   1.143    50.0%      1.100          110.0%       137.5%           6144/2  FAIL      20.0
+bfs      none                   50000    1.000       51200        100.0%          -   1.000   1.000        -          -               -            -                -  -            -
+bfs      mag_bdi                40000    1.250       13120         25.6%          -   4.000   4.000    99.0%          -               -            -                -  ok           -
+-        cpack                   7000        -        1440             -          -   1.333   1.143        -          -               -            -                -  -            -
 ";
     assert_eq!(stdout_of(&table_args(&[])), expected);
 }
@@ -63,9 +66,16 @@ bfs      mag_bdi                40000    1.250       13120         25.6%        
 fn prints_a_markdown_table() {
     let markdown = stdout_of(&table_args(&["--markdown"]));
     let lines: Vec<&str> = markdown.lines().collect();
-    assert_eq!(lines[0], "| program | run | cycles | speedup | DRAM bytes | DRAM vs none | DRAM util | raw CR | eff CR | MDC hit | verify chk/fail | output | wall s |");
-    assert_eq!(lines[1], "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|---:|");
-    assert_eq!(lines[3], "| vecadd | bdi | 80000 | 1.250 | 611072 | 77.7% | 0.438 | 1.333 | 1.333 | 90.0% | 6144/0 | ok | 13.2 |");
+    assert_eq!(
+        lines[0],
+        "| program | run | cycles | speedup | DRAM bytes | DRAM vs none | DRAM util | raw CR | eff CR | MDC hit \
+         | energy uJ | energy vs none | EDP vs none | verify chk/fail | output | wall s |"
+    );
+    assert_eq!(lines[1], "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|---:|");
+    assert_eq!(
+        lines[3],
+        "| vecadd | bdi | 80000 | 1.250 | 611072 | 77.7% | 0.438 | 1.333 | 1.333 | 90.0% | 0.800 | 80.0% | 64.0% | 6144/0 | ok | 13.2 |"
+    );
     assert_eq!(lines.len(), 8);
 }
 
@@ -76,21 +86,28 @@ fn prints_csv_at_full_precision() {
     assert_eq!(
         lines[0],
         "program,run,dir,cycles,speedup,dram_bytes,dram_percent_of_none,dram_utilization,raw_cr,effective_cr,mdc_hit_rate,\
-         verify_checked,verify_failures,output_ok,wall_seconds"
+         verify_checked,verify_failures,output_ok,wall_seconds,energy_pj,dram_energy_pj,codec_energy_pj,\
+         metadata_energy_pj,energy_percent_of_none,edp_js,edp_percent_of_none"
     );
-    assert_eq!(lines[1], "vecadd,none,tests/fixtures/runs/vecadd-none,100000,1,786432,100,0.5125,1,1,,0,0,true,12.5");
+    let edp = |pj: f64, cycles: f64| pj * 1e-12 * cycles / 822e6;
+    assert_eq!(
+        lines[1],
+        format!("vecadd,none,tests/fixtures/runs/vecadd-none,100000,1,786432,100,0.5125,1,1,,0,0,true,12.5,1000000,1000000,0,0,100,{},100", edp(1e6, 1e5))
+    );
     assert_eq!(
         lines[2],
         format!(
-            "vecadd,bdi,tests/fixtures/runs/vecadd-bdi,80000,1.25,611072,{},0.4375,{},{},0.9,6144,0,true,13.25",
+            "vecadd,bdi,tests/fixtures/runs/vecadd-bdi,80000,1.25,611072,{},0.4375,{},{},0.9,6144,0,true,13.25,800000,780000,15000,5000,80,{},{}",
             100.0 * 611072.0 / 786432.0,
             2048.0 / 1536.0,
-            4.0 / 3.0
+            4.0 / 3.0,
+            edp(8e5, 8e4),
+            100.0 * edp(8e5, 8e4) / edp(1e6, 1e5)
         )
     );
     assert_eq!(
         lines[6],
-        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
+        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,,,,,,,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
     );
     assert_eq!(lines.len(), 7);
 }

@@ -21,7 +21,7 @@ use memzip::mc::{self, McStats, MemoryController};
 use memzip::trace::{AccessKind, TraceWriter};
 use memzip::{Codec, CompressedBlock};
 
-pub use options::{controller_parts, online_sampling_instructions};
+pub use options::{controller_parts, energy_flags, energy_params, online_sampling_instructions};
 
 #[cxx::bridge(namespace = "memzip")]
 pub mod ffi {
@@ -45,6 +45,17 @@ pub mod ffi {
         /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
         pub adaptive_candidates: String,
         pub verify: bool,
+        /// Values of the `-memzip_energy_*` flags in `energy_flags()` order;
+        /// empty: every default.
+        pub energy: Vec<f64>,
+    }
+
+    /// One `-memzip_energy_*` flag for the simulator's option parser.
+    #[derive(Debug, Clone)]
+    pub struct EnergyFlag {
+        pub name: String,
+        pub default_value: String,
+        pub help: String,
     }
 
     /// What one DRAM access costs, as the timing model needs it.
@@ -88,6 +99,8 @@ pub mod ffi {
         fn default_options() -> Options;
         /// Valid codec names, comma-separated (for the option's help text).
         fn codec_names() -> String;
+        /// The `-memzip_energy_*` flags, in the order `Options::energy` holds their values.
+        fn energy_flags() -> Vec<EnergyFlag>;
         /// Checks options without building anything; the error names the flag.
         fn validate_options(options: &Options) -> Result<()>;
         /// The value of a 0/1 flag such as `-memzip_verify`; anything else is
@@ -116,6 +129,8 @@ pub mod ffi {
         /// (cumulative): DRAM cycles, data-bus busy cycles, activations,
         /// read and write column commands.
         fn set_dram_counters(self: &mut Stats, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64);
+        /// The run's simulated core cycles and core clock (Hz), for the energy-delay product.
+        fn set_simulated_time(self: &mut Stats, cycles: u64, core_hz: f64);
         fn to_json(self: &Stats) -> String;
         /// `prefix_key = value` lines for the simulator log.
         fn to_text(self: &Stats, prefix: &str) -> String;
@@ -194,7 +209,8 @@ pub struct Controller {
 fn new_controller(options: &Options) -> Result<Box<Controller>, String> {
     guard("new_controller", || {
         let (spec, mc_options, sampling_instructions) = options::resolve(options)?;
-        let inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
+        let mut inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
+        inner.set_energy_params(energy_params(&options.energy)?);
         Ok(Box::new(Controller { inner, sampling_instructions }))
     })
 }
@@ -290,6 +306,10 @@ impl Stats {
 
     fn set_dram_counters(&mut self, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64) {
         self.0.dram_device = mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands };
+    }
+
+    fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
+        self.0.set_simulated_time(cycles, core_hz);
     }
 
     fn to_json(&self) -> String {
@@ -480,6 +500,28 @@ mod tests {
         total.merge(&controller.stats());
         assert!(total.to_json().contains("\"controllers\": 2"));
         assert!(total.to_text("memzip_total").contains("memzip_total_blocks_written = 2"));
+    }
+
+    #[test]
+    fn energy_flags_reach_the_controller() {
+        let mut options = default_options();
+        options.codec = "mag_bdi".into();
+        options.energy = energy_flags().iter().map(|f| f.default_value.parse().unwrap()).collect();
+        options.energy[8] = 1.0; // DRAM read: 1 pJ per bit, 256 pJ per 32-byte burst
+        options.energy[10] = 100.0; // activation
+        let mut controller = new_controller(&options).unwrap();
+        controller.read_block(0x1000).unwrap(); // never written: 4 bursts, MDC miss fills a 32-byte line
+        let mut total = new_stats();
+        total.merge(&controller.stats());
+        total.set_dram_counters(1000, 10, 2, 0, 0);
+        total.set_simulated_time(822, 822e6);
+        let json = total.to_json();
+        for field in ["\"dram_read_pj\": 1280.0", "\"dram_activation_pj\": 200.0", "\"simulated_seconds\": 1e-6"] {
+            assert!(json.contains(field), "{field} in {json}");
+        }
+        options.energy[1] = f64::INFINITY;
+        let err = new_controller(&options).err().unwrap();
+        assert!(err.starts_with("-memzip_energy_bdi_pj: invalid value 'inf'"), "{err}");
     }
 
     #[test]

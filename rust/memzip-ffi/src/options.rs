@@ -2,11 +2,11 @@
 //! options. Every error names the flag a user has to fix.
 
 use memzip::codec::registry::CodecSpec;
-use memzip::mc::{McOptions, MdcConfig, SamplingWindow};
+use memzip::mc::{EnergyParams, McOptions, MdcConfig, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::codec_flags::{self, OnlineWindow};
-use crate::ffi::Options;
+use crate::ffi::{EnergyFlag, Options};
 
 /// E2MC's default online sampling window (paper 000: the first 20M instructions).
 const DEFAULT_SAMPLING: &str = "online:20000000";
@@ -27,6 +27,7 @@ pub fn defaults() -> Options {
         adaptive_lambda: -1,
         adaptive_candidates: String::new(),
         verify: false,
+        energy: Vec::new(),
     }
 }
 
@@ -93,6 +94,99 @@ pub fn controller_parts(options: &Options) -> Result<(CodecSpec, McOptions), Str
 /// controller then ends it itself).
 pub fn online_sampling_instructions(options: &Options) -> Result<u64, String> {
     resolve(options).map(|(_, _, window)| window)
+}
+
+// ---------------------------------------------------------------- energy
+// The -memzip_energy_* flags: one per constant of memzip::mc::EnergyParams
+// (sources and derivations in rust/memzip/src/mc/energy.rs). The simulator
+// registers them from `energy_flags()` and passes their values back in
+// `Options::energy`, in the same order; an empty list means every default.
+
+/// Flag suffix (after `-memzip_energy_`), default, help text.
+fn energy_flag_table() -> Vec<(&'static str, f64, &'static str)> {
+    let d = EnergyParams::default();
+    vec![
+        ("fpc_pj", d.fpc_pj, "FPC compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm); split by power x latency, scaled to the block"),
+        ("bdi_pj", d.bdi_pj, "BDI compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm)"),
+        ("cpack_pj", d.cpack_pj, "C-Pack+Z (and C-Pack) compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm)"),
+        ("mag_bdi_unit_ratio", d.mag_bdi_unit_ratio, "MAG-aware BDI compression energy as a fraction of BDI's (paper 002: 3 of BDI's 6 compressor units)"),
+        ("e2mc_comp_pj_per_symbol", -1.0, "E2MC compression energy per symbol, pJ (-1: paper 000 Table III power / frequency for the symbol length)"),
+        ("e2mc_decomp_pj_per_symbol", -1.0, "E2MC decompression energy per symbol, pJ (-1: paper 000 Table III power / frequency for the symbol length)"),
+        ("mdc_read_pj", d.mdc_read_pj, "metadata-cache read energy, pJ (paper 002: 0.0014 nJ, 16 KB, 32 nm)"),
+        ("mdc_write_pj", d.mdc_write_pj, "metadata-cache write energy, pJ (paper 002: 0.00097 nJ, 16 KB, 32 nm)"),
+        ("dram_read_pj_per_bit", d.dram_read_pj_per_bit, "DRAM read energy, pJ per bit (GPUWattch GTX480: dram_rd_coeff x MEM_RD per 64-byte command)"),
+        ("dram_write_pj_per_bit", d.dram_write_pj_per_bit, "DRAM write energy, pJ per bit (GPUWattch GTX480: dram_wr_coeff x MEM_WR per 64-byte command)"),
+        ("dram_activation_pj", d.dram_activation_pj, "DRAM row activation (and its precharge) energy, pJ (GPUWattch GTX480: dram_pre_coeff x MEM_PRE)"),
+    ]
+}
+
+/// The flags the simulator registers, in the order of `Options::energy`.
+pub fn energy_flags() -> Vec<EnergyFlag> {
+    energy_flag_table()
+        .into_iter()
+        .map(|(suffix, default, help)| EnergyFlag {
+            name: format!("-memzip_energy_{suffix}"),
+            default_value: default.to_string(),
+            help: format!("memzip: {help}"),
+        })
+        .collect()
+}
+
+/// The energy constants the flag values describe (empty: the defaults).
+pub fn energy_params(values: &[f64]) -> Result<EnergyParams, String> {
+    let table = energy_flag_table();
+    if values.is_empty() {
+        return Ok(EnergyParams::default());
+    }
+    if values.len() != table.len() {
+        return Err(format!("-memzip_energy_*: {} values given, expected {}", values.len(), table.len()));
+    }
+    let per_symbol = |v: f64| (v >= 0.0).then_some(v);
+    let params = EnergyParams {
+        fpc_pj: values[0],
+        bdi_pj: values[1],
+        cpack_pj: values[2],
+        mag_bdi_unit_ratio: values[3],
+        e2mc_compress_pj_per_symbol: per_symbol(values[4]),
+        e2mc_decompress_pj_per_symbol: per_symbol(values[5]),
+        mdc_read_pj: values[6],
+        mdc_write_pj: values[7],
+        dram_read_pj_per_bit: values[8],
+        dram_write_pj_per_bit: values[9],
+        dram_activation_pj: values[10],
+    };
+    params.validate().map_err(|(name, value)| {
+        format!("-memzip_energy_{name}: invalid value '{value}': expected a finite number, at least 0")
+    })?;
+    Ok(params)
+}
+
+#[cfg(test)]
+mod energy_tests {
+    use super::*;
+
+    #[test]
+    fn energy_flags_round_trip_to_the_default_params() {
+        let flags = energy_flags();
+        assert_eq!(flags[0].name, "-memzip_energy_fpc_pj");
+        assert!(flags.iter().all(|f| f.name.starts_with("-memzip_energy_") && f.help.starts_with("memzip: ")));
+        let values: Vec<f64> = flags.iter().map(|f| f.default_value.parse().unwrap()).collect();
+        assert_eq!(energy_params(&values).unwrap(), EnergyParams::default());
+        assert_eq!(energy_params(&[]).unwrap(), EnergyParams::default());
+    }
+
+    #[test]
+    fn energy_flag_values_override_and_bad_ones_name_the_flag() {
+        let mut values: Vec<f64> = energy_flags().iter().map(|f| f.default_value.parse().unwrap()).collect();
+        values[4] = 2.5;
+        values[10] = 0.0;
+        let p = energy_params(&values).unwrap();
+        assert_eq!((p.e2mc_compress_pj_per_symbol, p.e2mc_decompress_pj_per_symbol, p.dram_activation_pj), (Some(2.5), None, 0.0));
+        values[7] = -3.0;
+        let err = energy_params(&values).unwrap_err();
+        assert_eq!(err, "-memzip_energy_mdc_write_pj: invalid value '-3': expected a finite number, at least 0");
+        assert!(energy_params(&[1.0]).unwrap_err().contains("1 values given, expected 11"));
+    }
 }
 
 #[cfg(test)]

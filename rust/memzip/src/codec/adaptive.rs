@@ -368,6 +368,20 @@ impl Codec for Adaptive {
         self.last_compress_cycles
     }
 
+    /// A sample ran every candidate; a running phase runs its candidate, or
+    /// none when it bypasses compression.
+    fn compressors_used(&self) -> Vec<&str> {
+        // `position` has moved past the block just compressed.
+        let last = (self.position + self.period_blocks - 1) % self.period_blocks;
+        if last < self.sample_blocks {
+            return self.candidates.iter().map(|c| c.name()).collect();
+        }
+        match self.choice {
+            Choice::Uncompressed => Vec::new(),
+            Choice::Candidate(index) => vec![self.candidates[index].name()],
+        }
+    }
+
     fn decompress_cycles(&self, encoding: EncodingId) -> u32 {
         match self.untag(encoding) {
             Some((index, local)) if encoding != UNCOMPRESSED => self.candidates[index].decompress_cycles(local),
@@ -459,11 +473,13 @@ mod tests {
             let c = a.compress(&[5u8; 128]).unwrap();
             assert_eq!(c.encoding, 2, "sample stored with its winner (fast/fill)");
             assert_eq!(a.compress_cycles(&c), 10, "sampling costs the slowest candidate");
+            assert_eq!(a.compressors_used(), ["slow", "fast"], "and runs every candidate");
         }
         assert_eq!(a.choice(), Choice::Candidate(1));
         let c = a.compress(&[9u8; 128]).unwrap();
         assert_eq!((c.encoding, c.compressed_bits), (2, 8));
         assert_eq!(a.compress_cycles(&c), 1);
+        assert_eq!(a.compressors_used(), ["fast"]);
         assert_eq!(a.decompress_cycles(c.encoding), 1);
         assert_eq!(a.decompress(&c).unwrap(), vec![9u8; 128]);
     }
@@ -479,6 +495,7 @@ mod tests {
         let c = a.compress(&[1u8; 128]).unwrap();
         assert!(!c.is_compressed());
         assert_eq!(a.compress_cycles(&c), 0, "a raw running phase bypasses the compressor");
+        assert!(a.compressors_used().is_empty(), "and spends no compression energy");
     }
 
     #[test]

@@ -227,6 +227,13 @@ pub trait Codec: Send {
         }
     }
 
+    /// Registry names of the compressors that examined the block just
+    /// returned by `compress`, for the energy model (`mc::energy`). Codecs
+    /// that compose others (the adaptive selector) override this.
+    fn compressors_used(&self) -> Vec<&str> {
+        vec![self.name()]
+    }
+
     /// Human-readable names of the encoding ids this codec emits, indexed by id.
     fn encoding_names(&self) -> Vec<String>;
 

@@ -32,10 +32,15 @@
 //! - A codec that keeps no metadata (`none`, `metadata_bits() == 0`) has no
 //!   metadata cache: no lookups, no latency, no extra accesses, so `none`
 //!   leaves every simulator statistic unchanged.
+//! - Energy ([`energy`](super::energy), what is charged is listed there):
+//!   each event adds its compressor, decompressor, metadata-cache and DRAM
+//!   burst energy; row activations come from the simulator's DRAM model
+//!   (`McStats::dram_device`, priced by [`McStats::energy`]).
 
 use std::collections::HashMap;
 use std::fmt;
 
+use super::energy::{EnergyModel, EnergyParams, EnergyStats};
 use super::metadata_cache::{MdcAccess, MdcConfig, MetadataCache};
 use super::stats::McStats;
 use crate::codec::registry::{self, CodecSpec};
@@ -199,6 +204,7 @@ pub struct MemoryController {
     mdc: Option<MetadataCache>,
     /// Metadata of every block written or copied, by block number.
     blocks: HashMap<u64, StoredBlock>,
+    energy: EnergyModel,
     stats: McStats,
     /// The online sampling phase has not ended yet.
     sampling_open: bool,
@@ -246,6 +252,7 @@ impl MemoryController {
             block_bytes: geometry.block_bytes(),
             mag_bytes: geometry.mag_bytes(),
             metadata: super::stats::MetadataStats { enabled: mdc.is_some(), ..Default::default() },
+            energy: EnergyStats { activation_pj_each: EnergyParams::default().dram_activation_pj, ..Default::default() },
             ..Default::default()
         };
         Ok(MemoryController {
@@ -256,6 +263,7 @@ impl MemoryController {
             options,
             mdc,
             blocks: HashMap::new(),
+            energy: EnergyModel::new(EnergyParams::default(), geometry.block_bytes(), geometry.mag_bytes()),
             stats,
             sampling_open: options.sampling != SamplingWindow::None,
             scratch: CompressedBlock::default(),
@@ -266,6 +274,18 @@ impl MemoryController {
     pub fn codec_name(&self) -> &str {
         self.codec.name()
     }
+
+    /// Replaces the energy constants (the `-memzip_energy_*` flags); energy
+    /// already counted stays as it was.
+    pub fn set_energy_params(&mut self, params: EnergyParams) {
+        self.energy = EnergyModel::new(params, self.geometry.block_bytes(), self.geometry.mag_bytes());
+        self.stats.energy.activation_pj_each = params.dram_activation_pj;
+    }
+
+    pub fn energy_params(&self) -> EnergyParams {
+        self.energy.params()
+    }
+
 
     pub fn geometry(&self) -> Geometry {
         self.geometry
@@ -307,7 +327,9 @@ impl MemoryController {
     /// caller from the functional memory).
     pub fn write_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
+        let sampled = self.sampling_open;
         let compressed = self.compress_checked(addr, bytes)?;
+        let compress_pj = self.compress_energy(sampled, &compressed);
         let metadata = self.metadata_access(addr, MdcAccess::Write);
         self.store(addr, &compressed);
         self.count_sampled(&compressed)?;
@@ -317,6 +339,8 @@ impl MemoryController {
         stats.dram_writes.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
         self.stats.compress_cycles += compress_cycles as u64;
+        self.stats.energy.compress_pj += compress_pj;
+        self.stats.energy.dram_write_pj += self.energy.write_bursts_pj(compressed.burst_count);
         let outcome = self.write_outcome(&compressed, metadata, compress_cycles);
         self.scratch = compressed;
         Ok(outcome)
@@ -338,6 +362,10 @@ impl MemoryController {
         stats.unwritten_reads += stored.is_none() as u64;
         stats.dram_reads.record(burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         stats.decompress_cycles += decompress_cycles as u64;
+        let decompressor = (encoding != UNCOMPRESSED).then(|| self.decompressor_of(encoding));
+        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
+        self.stats.energy.decompress_pj += decompress_pj;
+        self.stats.energy.dram_read_pj += self.energy.read_bursts_pj(burst_count);
         ReadOutcome {
             encoding,
             burst_count,
@@ -356,7 +384,9 @@ impl MemoryController {
     /// metadata cache is not touched.
     pub fn memcpy_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
+        let sampled = self.sampling_open;
         let compressed = self.compress_checked(addr, bytes)?;
+        let compress_pj = self.compress_energy(sampled, &compressed);
         self.store(addr, &compressed);
         self.count_sampled(&compressed)?;
         let name = self.encoding_name(compressed.encoding).to_string();
@@ -364,6 +394,7 @@ impl MemoryController {
         stats.memcpy.record(&compressed, &name, self.geometry.block_bytes());
         stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
+        self.stats.energy.copy_compress_pj += compress_pj;
         let outcome = self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles);
         self.scratch = compressed;
         Ok(outcome)
@@ -420,6 +451,7 @@ impl MemoryController {
             block_bytes: self.stats.block_bytes,
             mag_bytes: self.stats.mag_bytes,
             metadata: super::stats::MetadataStats { enabled: self.mdc.is_some(), ..Default::default() },
+            energy: EnergyStats { activation_pj_each: self.energy.params().dram_activation_pj, ..Default::default() },
             ..Default::default()
         };
         self.stats = fresh;
@@ -502,6 +534,7 @@ impl MemoryController {
         // One line per access; DRAM moves it in whole MAG bursts.
         let line_bursts = self.geometry.burst_count(mdc.line_bytes() * 8);
         let line_dram_bytes = line_bursts * self.geometry.mag_bytes();
+        self.charge_metadata_energy(kind, lookup.hit, line_bursts, lookup.dirty_eviction);
         let metadata = &mut self.stats.metadata;
         let mut outcome = MetadataOutcome {
             cycles: if kind == MdcAccess::Read { self.options.mdc_latency } else { 0 },
@@ -519,6 +552,48 @@ impl MemoryController {
             metadata.writeback_bursts += line_bursts as u64;
         }
         outcome
+    }
+
+    /// Compression energy of the block just compressed. A block stored raw
+    /// during an online sampling phase was only counted into E2MC's value
+    /// frequency table (paper 000 §III-B2), not encoded: no compressor ran.
+    fn compress_energy(&mut self, sampled: bool, compressed: &CompressedBlock) -> f64 {
+        if sampled && !compressed.is_compressed() {
+            return 0.0;
+        }
+        self.energy.compress_pj(self.codec.compressors_used())
+    }
+
+    /// One lookup reads (read-back) or updates (write-back) the metadata
+    /// cache; a miss also fills the line from DRAM and may write a dirty
+    /// line back.
+    fn charge_metadata_energy(&mut self, kind: MdcAccess, hit: bool, line_bursts: usize, dirty_eviction: bool) {
+        let params = self.energy.params();
+        let energy = &mut self.stats.energy;
+        let (reads, writes) = match kind {
+            MdcAccess::Read => (1, !hit as u64),
+            MdcAccess::Write => (0, 1 + !hit as u64),
+        };
+        energy.mdc_reads += reads;
+        energy.mdc_writes += writes;
+        energy.mdc_read_pj += reads as f64 * params.mdc_read_pj;
+        energy.mdc_write_pj += writes as f64 * params.mdc_write_pj;
+        if !hit {
+            energy.dram_read_pj += self.energy.read_bursts_pj(line_bursts);
+        }
+        if dirty_eviction {
+            energy.dram_write_pj += self.energy.write_bursts_pj(line_bursts);
+        }
+    }
+
+    /// The codec whose decompressor decodes `encoding`: the adaptive
+    /// selector names its encodings `<candidate>/<encoding>`.
+    fn decompressor_of(&self, encoding: EncodingId) -> String {
+        let name = self.encoding_name(encoding);
+        match name.split_once('/') {
+            Some((candidate, _)) if registry::codec_names().contains(&candidate) => candidate.to_string(),
+            _ => self.codec.name().to_string(),
+        }
     }
 
     /// The override if one is set, else what the codec says this block cost
@@ -910,6 +985,117 @@ mod tests {
         assert!(none.end_sampling().is_ok(), "codecs that do not sample ignore it");
     }
 
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    /// Round numbers: a 32-byte read burst costs 128 pJ, a write burst 64 pJ,
+    /// an activation 1000 pJ; the metadata cache and codecs keep the papers'.
+    fn round_energy() -> EnergyParams {
+        EnergyParams {
+            dram_read_pj_per_bit: 0.5,
+            dram_write_pj_per_bit: 0.25,
+            dram_activation_pj: 1000.0,
+            ..EnergyParams::default()
+        }
+    }
+
+    fn real_mc(codec: &str) -> MemoryController {
+        let mut mc = MemoryController::new(&CodecSpec::parse(codec, Geometry::default()).unwrap(), McOptions::default()).unwrap();
+        mc.set_energy_params(round_energy());
+        mc
+    }
+
+    #[test]
+    fn energy_of_a_bdi_access_sequence() {
+        // BDI per 128-byte block: 2 x 1.3 pJ split 0.6 mW x 2 : 0.2 mW x 1.
+        let (bdi_c, bdi_d) = (2.6 * 1.2 / 1.4, 2.6 * 0.2 / 1.4);
+        let mut mc = real_mc("bdi");
+        let w0 = mc.write_block(0, &zeros()).unwrap(); // 1 burst; MDC write miss: line fill (4 bursts) + 2 MDC writes
+        let w1 = mc.write_block(128, &random()).unwrap(); // raw, 4 bursts, compressor still ran; 1 MDC write
+        assert_eq!((w0.burst_count, w0.metadata_miss, w0.metadata_fetch_bytes), (1, true, 128));
+        assert_eq!((w1.encoding, w1.burst_count, w1.metadata_miss), (UNCOMPRESSED, 4, false));
+        let r0 = mc.read_block(0); // 1 burst, decompressed; 1 MDC read
+        let r1 = mc.read_block(128); // raw: 4 bursts, decompressor bypassed; 1 MDC read
+        assert_eq!((r0.burst_count, r1.burst_count, r1.decompress_cycles), (1, 4, 0));
+        let e = mc.stats().energy;
+        assert!(close(e.compress_pj, 2.0 * bdi_c), "{e:?}");
+        assert!(close(e.decompress_pj, bdi_d), "{e:?}");
+        assert_eq!((e.mdc_reads, e.mdc_writes), (2, 3));
+        assert!(close(e.metadata_pj(), 2.0 * 1.4 + 3.0 * 0.97));
+        assert!(close(e.dram_write_pj, 5.0 * 64.0), "{e:?}");
+        assert!(close(e.dram_read_pj, (4.0 + 1.0 + 4.0) * 128.0), "{e:?}");
+        assert_eq!(e.dram_activation_pj, 0.0, "activations come from the simulator");
+        let mut stats = mc.stats();
+        stats.dram_device.activations = 5; // the simulator's cumulative count
+        let e = stats.energy();
+        assert!(close(e.dram_activation_pj, 5000.0));
+        let total = 2.0 * bdi_c + bdi_d + 2.0 * 1.4 + 3.0 * 0.97 + 5.0 * 64.0 + 9.0 * 128.0 + 5000.0;
+        assert!(close(e.total_pj(), total), "{} vs {total}", e.total_pj());
+    }
+
+    #[test]
+    fn none_spends_only_dram_energy_and_copies_are_apart() {
+        let mut mc = real_mc("none");
+        mc.memcpy_block(0, &zeros()).unwrap();
+        mc.write_block(128, &zeros()).unwrap();
+        mc.read_block(0);
+        let e = mc.stats().energy;
+        assert_eq!((e.compress_pj, e.decompress_pj, e.metadata_pj(), e.copy_compress_pj), (0.0, 0.0, 0.0, 0.0));
+        assert!(close(e.total_pj(), 4.0 * 64.0 + 4.0 * 128.0));
+
+        // The same sequence under FPC: fewer bursts, but codec and metadata energy.
+        let mut fpc = real_mc("fpc");
+        fpc.memcpy_block(0, &zeros()).unwrap();
+        let copy = fpc.stats().energy;
+        assert!(close(copy.copy_compress_pj, 2.0 * 36.9 * 3.0 / 8.0), "{copy:?}");
+        assert_eq!(copy.total_pj(), 0.0, "copies are not kernel energy");
+    }
+
+    #[test]
+    fn random_data_costs_more_with_a_compressor_than_without() {
+        let run = |codec: &str| {
+            let mut mc = real_mc(codec);
+            for i in 0..64u64 {
+                mc.write_block(i * 128, &random()).unwrap();
+                mc.read_block(i * 128);
+            }
+            mc.stats().energy
+        };
+        let (none, fpc, zeros_fpc) = (run("none"), run("fpc"), {
+            let mut mc = real_mc("fpc");
+            for i in 0..64u64 {
+                mc.write_block(i * 128, &zeros()).unwrap();
+                mc.read_block(i * 128);
+            }
+            mc.stats().energy
+        });
+        // 64 blocks share one 128-byte metadata line: one fill of 4 read bursts.
+        assert!(close(fpc.dram_pj() - none.dram_pj(), 4.0 * 128.0), "{fpc:?} {none:?}");
+        assert_eq!((fpc.mdc_reads, fpc.mdc_writes), (64, 65));
+        assert!(close(fpc.compress_pj, 64.0 * 2.0 * 36.9 * 3.0 / 8.0) && fpc.decompress_pj == 0.0, "{fpc:?}");
+        assert!(fpc.total_pj() > none.total_pj());
+        assert!(zeros_fpc.total_pj() < none.total_pj(), "compressible data saves bursts");
+    }
+
+    #[test]
+    fn adaptive_charges_every_candidate_while_sampling_and_the_block_decoder_on_reads() {
+        let p = round_energy();
+        let cost = |name: &str| p.codec_energy(name, 1024).unwrap();
+        let all = cost("fpc").compress_pj + cost("cpack_z").compress_pj + cost("bdi").compress_pj;
+        let mut mc = real_mc("adaptive");
+        for i in 0..7u64 {
+            mc.write_block(i * 128, &low_half()).unwrap();
+        }
+        let e = mc.stats().energy;
+        assert!(close(e.compress_pj, 7.0 * all), "{e:?}");
+        let r = mc.read_block(0);
+        assert_ne!(r.encoding, UNCOMPRESSED);
+        let candidate = mc.encoding_name(r.encoding).split('/').next().unwrap().to_string();
+        assert!(["fpc", "cpack_z", "bdi"].contains(&candidate.as_str()), "{candidate}");
+        assert!(close(mc.stats().energy.decompress_pj, cost(&candidate).decompress_pj));
+    }
+
     /// Small integers: what E2MC16 compresses once it has a table.
     fn small_ints(seed: u32) -> Vec<u8> {
         (0..32u32).flat_map(|i| ((i * 7 + seed) % 50).to_le_bytes()).collect()
@@ -930,10 +1116,13 @@ mod tests {
         assert!(!mc.is_sampling(), "the 4th block closed the window");
         let stats = mc.stats();
         assert_eq!((stats.sampling_ends, stats.sampling_blocks, stats.sampling_raw_blocks), (1, 4, 4));
+        assert_eq!((stats.energy.compress_pj, stats.energy.copy_compress_pj), (0.0, 0.0), "sampling runs no compressor");
         let after = mc.write_block(128 * 4, &small_ints(9)).unwrap();
         assert_ne!(after.encoding, UNCOMPRESSED, "after the window E2MC compresses with its table");
         let stats = mc.stats();
         assert_eq!(stats.sampling_blocks, 4, "blocks after the window are not counted");
+        let e2mc16 = EnergyParams::default().codec_energy("e2mc16", 1024).unwrap();
+        assert!(close(stats.energy.compress_pj, e2mc16.compress_pj), "the first encoded block costs 64 symbols");
         assert_eq!(stats.sampling_raw_share(), Some(4.0 / 5.0));
         let json: serde_json::Value = serde_json::from_str(&stats.to_json()).unwrap();
         assert_eq!(json["sampling_raw_blocks"], 4);

@@ -6,11 +6,14 @@
 //! - [`metadata_cache`]: the set-associative cache of per-block encoding bits.
 //! - [`controller`]: [`MemoryController`], one per simulated memory controller.
 //! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
+//! - [`energy`]: the energy constants and what each event costs.
 
 pub mod controller;
+pub mod energy;
 pub mod metadata_cache;
 pub mod stats;
 
 pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
+pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
 pub use stats::{CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats};

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use super::energy::EnergyStats;
 use super::metadata_cache::MdcStats;
 use crate::codec::CompressedBlock;
 
@@ -293,6 +294,8 @@ pub struct McStats {
     /// The simulator's DRAM counters (set by the simulator hook at kernel end;
     /// zero when the model runs without a simulator).
     pub dram_device: DramDeviceStats,
+    /// Energy by component (`mc::energy`).
+    pub energy: EnergyStats,
 }
 
 impl McStats {
@@ -384,6 +387,20 @@ impl McStats {
         self.sampling_blocks += other.sampling_blocks;
         self.sampling_raw_blocks += other.sampling_raw_blocks;
         self.dram_device.merge(&other.dram_device);
+        self.energy.merge(&other.energy);
+    }
+
+    /// Energy by component, the row activations the simulator counted
+    /// (`dram_device`) included.
+    pub fn energy(&self) -> EnergyStats {
+        self.energy.with_activations(self.dram_device.activations)
+    }
+
+    /// The run's simulated time so far (core cycles at `core_hz`), for the
+    /// energy-delay product.
+    pub fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
+        self.energy.simulated_cycles = cycles;
+        self.energy.core_hz = core_hz;
     }
 
     /// The sum of several controllers' stats.
@@ -402,6 +419,7 @@ impl McStats {
         let fmt_ratio = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
         let fmt_map = |m: &BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ");
         let sizes = self.all_compressed().mag_sizes.iter().map(|(k, v)| format!("{k}B:{v}")).collect::<Vec<_>>().join(" ");
+        let energy = self.energy();
         let lines = [
             ("codec", self.codec.clone()),
             ("controllers", self.controllers.to_string()),
@@ -427,6 +445,13 @@ impl McStats {
             ("sampling_blocks", self.sampling_blocks.to_string()),
             ("sampling_raw_share", fmt_ratio(self.sampling_raw_share())),
             ("dram_bandwidth_utilization", fmt_ratio(self.dram_device.bandwidth_utilization())),
+            ("energy_total_nj", format!("{:.3}", energy.total_pj() / 1e3)),
+            ("energy_dram_nj", format!("{:.3}", energy.dram_pj() / 1e3)),
+            ("energy_dram_activations", energy.dram_activations.to_string()),
+            ("energy_codec_nj", format!("{:.3}", energy.codec_pj() / 1e3)),
+            ("energy_metadata_nj", format!("{:.3}", energy.metadata_pj() / 1e3)),
+            ("energy_copy_compress_nj", format!("{:.3}", energy.copy_compress_pj / 1e3)),
+            ("energy_delay_product_js", energy.edp_js().map_or("n/a".to_string(), |e| format!("{e:.6e}"))),
         ];
         lines.iter().map(|(key, value)| format!("{prefix}_{key} = {value}\n")).collect()
     }
@@ -441,7 +466,7 @@ impl McStats {
 
 impl Serialize for McStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("McStats", 31)?;
+        let mut s = serializer.serialize_struct("McStats", 32)?;
         s.serialize_field("codec", &self.codec)?;
         s.serialize_field("controllers", &self.controllers)?;
         s.serialize_field("block_bytes", &self.block_bytes)?;
@@ -473,6 +498,7 @@ impl Serialize for McStats {
         s.serialize_field("sampling_raw_share", &self.sampling_raw_share())?;
         s.serialize_field("dram_bandwidth_utilization", &self.dram_device.bandwidth_utilization())?;
         s.serialize_field("dram_device", &self.dram_device)?;
+        s.serialize_field("energy", &self.energy())?;
         s.end()
     }
 }
