@@ -80,7 +80,9 @@ status=0
 # CPU time (user + system, the simulator is single-threaded) next to wall
 # time: on a shared machine it is the better measure of what a run costs.
 TIMEFORMAT='%U %S'
-{ time (cd "$out" && "$MEMZIP_ROOT/scripts/run-in-sim.sh" --version "$version" "$program" "$@") >"$out/sim.log" 2>&1; } \
+# (The inner braces: a redirection on the timed command would take time's
+# report with it.)
+{ time { (cd "$out" && "$MEMZIP_ROOT/scripts/run-in-sim.sh" --version "$version" "$program" "$@") >"$out/sim.log" 2>&1; }; } \
     2>"$out/.cpu-time" || status=$?
 t1=$(date +%s.%N)
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')

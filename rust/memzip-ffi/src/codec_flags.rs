@@ -108,9 +108,15 @@ impl E2mcFlags {
     fn apply(&self, spec: &mut CodecSpec) -> Result<(), String> {
         let name = spec.name.clone();
         let bits = symbol_bits(&name).unwrap_or(0);
-        if spec.has("sampling") {
+        // A `sampling` knob may name the mode the flag gives (a study labels
+        // its online and offline runs that way); anything else is a conflict.
+        let mode = match self.sampling {
+            Sampling::Online(_) => "online",
+            Sampling::Offline { .. } => "offline",
+        };
+        if let Some(knob) = spec.raw("sampling").filter(|&knob| knob != mode) {
             return Err(format!(
-                "-memzip_codec: {name}'s sampling is set with -memzip_e2mc_sampling, not a knob"
+                "-memzip_codec: {name}'s sampling={knob} conflicts with -memzip_e2mc_sampling ({mode}): set it with the flag"
             ));
         }
         for (flag, knob, value) in [("-memzip_e2mc_pdw", "pdw", self.pdw), ("-memzip_e2mc_mfv", "mfv", self.mfv)] {
@@ -355,7 +361,14 @@ mod tests {
         });
         assert!(err.starts_with("-memzip_e2mc_pdw: 4 conflicts with pdw=8 of e2mc16"), "{err}");
         let err = error_of(|o| o.codec = "e2mc16:sampling=offline".into());
-        assert!(err.starts_with("-memzip_codec: e2mc16's sampling is set with -memzip_e2mc_sampling"), "{err}");
+        assert!(err.starts_with("-memzip_codec: e2mc16's sampling=offline conflicts with -memzip_e2mc_sampling (online)"), "{err}");
+        // A knob naming the flag's own mode is a label, not a conflict.
+        let (spec, _, window) = resolve(&with(|o| {
+            o.codec = "e2mc16:sampling=online".into();
+            o.e2mc_sampling = "online:5000".into();
+        }))
+        .unwrap();
+        assert_eq!((spec.raw("sampling"), window), (Some("online"), 5000));
         let err = error_of(|o| {
             o.codec = "adaptive:lambda=6".into();
             o.adaptive_lambda = 2;
