@@ -166,7 +166,7 @@ struct SizeColumns {
 /// A memzip codec (``none``, ``bdi``, ``mag_bdi``, ``fpc``, ``cpack``,
 /// ``cpack_z``, ``bpc``, ``e2mc4`` .. ``e2mc32``, ``adaptive``) built from a spec
 /// string as given to ``-memzip_codec``, e.g. ``mag_bdi:bases=8+4+2`` or
-/// ``adaptive:lambda=6,candidates=fpc+cpack_z+bdi``.
+/// ``adaptive:lambda=6,candidates=fpc/cpack_z/bdi``.
 ///
 /// Codecs that learn (E2MC's online sampling, the adaptive selector) keep
 /// their state between calls, as in the simulator: feed blocks in order.

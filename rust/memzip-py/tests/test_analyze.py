@@ -12,7 +12,7 @@ import memzip
 from conftest import REPO, SAMPLE_BLOCKS, cli_error
 
 RUNS = REPO / "rust" / "memzip-cli" / "tests" / "fixtures" / "runs"
-CODECS = "bdi,mag_bdi:bases=8+4+2,adaptive:lambda=6,candidates=fpc+bdi,e2mc16:pdw=4,mfv=512"
+CODECS = "bdi,mag_bdi:bases=8+4+2,adaptive:lambda=6,candidates=fpc/bdi,e2mc16:pdw=4,mfv=512"
 
 
 def test_analyze_frame_equals_the_cli_json(cli, trace_path):
@@ -28,7 +28,7 @@ def test_analyze_frame_equals_the_cli_json(cli, trace_path):
     frame = memzip.analyze(trace_path, codecs=CODECS, sample_blocks=SAMPLE_BLOCKS, verify=True)
     assert isinstance(frame, pandas.DataFrame)
     assert frame["codec"].tolist() == [
-        "bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc+bdi", "e2mc16:pdw=4,mfv=512",
+        "bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc/bdi", "e2mc16:pdw=4,mfv=512",
     ]
     for row, result in zip(frame.to_dict("records"), expected["codecs"]):
         assert row["trace"] == str(trace_path) and row["mag"] == 32
@@ -37,7 +37,7 @@ def test_analyze_frame_equals_the_cli_json(cli, trace_path):
             assert row[key] == value or (value is None and row[key] is None), key
         assert row["verified_blocks"] == expected["blocks"]
     # The same list as separate specs, and the raw report.
-    specs = ["bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc+bdi", "e2mc16:pdw=4,mfv=512"]
+    specs = ["bdi", "mag_bdi:bases=8+4+2", "adaptive:lambda=6,candidates=fpc/bdi", "e2mc16:pdw=4,mfv=512"]
     rows = memzip.analyze([trace_path], codecs=specs, sample_blocks=SAMPLE_BLOCKS, as_frame=False)
     assert [r["compressed_bits"] for r in rows] == frame["compressed_bits"].tolist()
     report = memzip.analyze_report(trace_path, codecs="bdi", shannon_bits=[8])

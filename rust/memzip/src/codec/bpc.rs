@@ -688,7 +688,7 @@ mod tests {
         assert!(matches!(codec.compress(&[0; 64]), Err(CodecError::WrongBlockSize { .. })));
         assert_eq!(build_str("bpc", Geometry::default()).unwrap().name(), "bpc");
         assert!(build_str("bpc:mag_aware=1", Geometry::default()).is_err());
-        let adaptive = build_str("adaptive:candidates=bdi+bpc", Geometry::default()).unwrap();
+        let adaptive = build_str("adaptive:candidates=bdi/bpc", Geometry::default()).unwrap();
         assert!(adaptive.encoding_names().iter().any(|n| n == "bpc/bpc"), "{:?}", adaptive.encoding_names());
     }
 
