@@ -212,6 +212,15 @@ fi
 if have_suite lonestar MEMZIP_LONESTAR_REPO; then
     bench_run lonestar/sssp mag_bdi
 fi
+# accel-sim/gpu-app-collection: the cheap ones (LIB and lbm take minutes at
+# tiny; their tiny runs are in benchmarks/README.md).
+if have_suite parboil MEMZIP_APP_COLLECTION_REPO; then
+    bench_run parboil/spmv none
+    bench_run parboil/spmv mag_bdi
+fi
+if have_suite ispass-2009 MEMZIP_APP_COLLECTION_REPO; then
+    bench_run ispass-2009/MUM mag_bdi
+fi
 if have_suite cuda-samples MEMZIP_CUDA_SAMPLES_REPO; then
     bench_run cuda-samples/transpose mag_bdi
 fi
