@@ -79,6 +79,69 @@ printf 'noise\nmemzip-check a 1.00001 2\n' >"$work/c.ref"
 verdict check-compare-right "within 1e-4 accepted" quiet python3 "$gen/compare_checks.py" "$work/c.run" "$work/c.ref"
 printf 'memzip-check a 1.001 2\n' >"$work/c.ref"
 verdict check-compare-wrong "off by 1e-3 rejected" fails python3 "$gen/compare_checks.py" "$work/c.run" "$work/c.ref"
+# ISPASS-2009 LIB: the host reference is deterministic, and a run whose
+# smallest path value is 1e-3 off is rejected.
+verdict gen-libor-deterministic "libor_reference.py" same_twice "python3 $gen/libor_reference.py >@OUT@"
+python3 "$gen/libor_reference.py" >"$work/lib.ref"
+cp "$work/lib.ref" "$work/lib.good"
+awk '/^memzip-check v / && !done { $4 = $4 * 1.001; done = 1 } { print }' "$work/lib.ref" >"$work/lib.bad"
+verdict check-libor-right "host values accepted" quiet python3 "$gen/compare_checks.py" "$work/lib.good" "$work/lib.ref"
+verdict check-libor-wrong "one path value 1e-3 off rejected" fails python3 "$gen/compare_checks.py" "$work/lib.bad" "$work/lib.ref"
+# Parboil spmv: deterministic matrix; the reference is A x for A read back
+# from the .mtx as Parboil's reader does (mirroring the lower triangle); the
+# check accepts it as the program's output file and rejects one row off.
+verdict gen-spmv-deterministic "sparse_matrix.py" same_twice "python3 $gen/sparse_matrix.py make --side 8 --seed 3 --matrix @OUT@ --vector $work/sp.x --reference $work/sp.y"
+python3 "$gen/sparse_matrix.py" make --side 8 --seed 3 --matrix "$work/sp.mtx" --vector "$work/sp.x" --reference "$work/sp.y"
+python3 - "$work" <<'PY'
+import struct, sys
+from array import array
+w = sys.argv[1]
+lines = [l for l in open(f"{w}/sp.mtx") if not l.startswith("%")]
+n = int(lines[0].split()[0])
+x = array("f"); x.frombytes(open(f"{w}/sp.x", "rb").read())
+ref = array("d"); ref.frombytes(open(f"{w}/sp.y", "rb").read())
+y = [0.0] * n
+for line in lines[1:]:
+    i, j, v = int(line.split()[0]) - 1, int(line.split()[1]) - 1, struct.unpack("<f", struct.pack("<f", float(line.split()[2])))[0]
+    y[i] += v * x[j]
+    if i != j:
+        y[j] += v * x[i]
+ok = all(abs(y[i] - ref[2 * i]) <= 1e-12 * ref[2 * i + 1] for i in range(n))
+open(f"{w}/sp.mtxok", "w").write("yes" if ok and n == 64 else "no")
+for name, delta in (("good", 0.0), ("bad", 1e-3)):
+    out = [ref[2 * i] for i in range(n)]
+    out[5] += delta * ref[11]
+    open(f"{w}/sp.{name}", "wb").write(struct.pack("<I", n) + array("f", out).tobytes())
+PY
+verdict gen-spmv-reference "reference = A x for the .mtx as Parboil reads it" grep -qx yes "$work/sp.mtxok"
+verdict check-spmv-right "host product accepted" quiet python3 "$gen/sparse_matrix.py" check --reference "$work/sp.y" "$work/sp.good"
+verdict check-spmv-wrong "one row 1e-3 x bound off rejected" fails python3 "$gen/sparse_matrix.py" check --reference "$work/sp.y" "$work/sp.bad"
+# Parboil lbm: deterministic obstacle file of the size lbm checks; the check
+# accepts a field equal to the reference and rejects one component moved.
+verdict gen-lbm-deterministic "lbm_grid.py" same_twice "python3 $gen/lbm_grid.py make --size 16 12 14 --seed 3 --out @OUT@"
+python3 "$gen/lbm_grid.py" make --size 16 12 14 --seed 3 --out "$work/lbm.of"
+verdict gen-lbm-size "X*Y*Z + (Y+1)*Z bytes, some obstacles" \
+    eval '(( $(stat -c %s "$work/lbm.of") == 16 * 12 * 14 + 13 * 14 )) && grep -q "#" "$work/lbm.of"'
+python3 - "$work" <<'PY'
+import sys
+from array import array
+w = sys.argv[1]
+n = 3 * 16 * 12 * 14
+field = array("f", [((i * 37) % 101 - 50) * 1e-4 for i in range(n)])
+open(f"{w}/lbm.ref", "wb").write(field.tobytes())
+field[100] += 1e-4
+open(f"{w}/lbm.bad", "wb").write(field.tobytes())
+PY
+verdict check-lbm-right "the reference field accepted" quiet python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.ref" "$work/lbm.ref"
+verdict check-lbm-wrong "one component 1e-4 off rejected" fails python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.bad" "$work/lbm.ref"
+# ISPASS-2009 MUM: deterministic genome and reads; the comparison ignores
+# other log lines and rejects a changed match position.
+verdict gen-mum-deterministic "mum_reads.py" same_twice "python3 $gen/mum_reads.py make --genome-length 3000 --reads 50 --seed 3 --reference @OUT@ --queries $work/reads.fna"
+printf '> rid1\n     120         1        25\n> rid2\n' >"$work/mum.ref"
+printf 'GPGPU-Sim: cycles 42\n> rid1\n     120         1        25\nsim done\n> rid2\n' >"$work/mum.good"
+printf '> rid1\n     121         1        25\n> rid2\n' >"$work/mum.bad"
+verdict check-mum-right "equal alignments accepted" quiet python3 "$gen/mum_reads.py" compare "$work/mum.good" "$work/mum.ref"
+verdict check-mum-wrong "a wrong position rejected" fails python3 "$gen/mum_reads.py" compare "$work/mum.bad" "$work/mum.ref"
 
 # kmeans: our host k-means puts the first K points (one per blob) in clusters
 # 0..K-1 and converges; a wrong membership or centre is rejected.
@@ -206,6 +269,15 @@ fi
 if have_suite shoc MEMZIP_APP_COLLECTION_REPO; then
     bench_run shoc/spmv none
     bench_run shoc/spmv mag_bdi
+fi
+# accel-sim/gpu-app-collection: the cheap ones (LIB and lbm take minutes at
+# tiny; their tiny runs are in benchmarks/README.md).
+if have_suite parboil MEMZIP_APP_COLLECTION_REPO; then
+    bench_run parboil/spmv none
+    bench_run parboil/spmv mag_bdi
+fi
+if have_suite ispass-2009 MEMZIP_APP_COLLECTION_REPO; then
+    bench_run ispass-2009/MUM mag_bdi
 fi
 if have_suite cuda-samples MEMZIP_CUDA_SAMPLES_REPO; then
     bench_run cuda-samples/transpose mag_bdi
