@@ -167,7 +167,7 @@ def sens_bases():
 def write(name, runs):
     # One entry per line, like readme-tiny.json: short diffs when a list changes.
     text = '{"runs": [\n' + ",\n".join("  " + json.dumps(r) for r in runs) + "\n]}\n"
-    (HERE / name).write_text(text)
+    (HERE / "pending" / name).write_text(text)
 
 
 def main():
