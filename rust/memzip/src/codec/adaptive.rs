@@ -178,6 +178,19 @@ impl Adaptive {
 
     /// [`Adaptive::sample_into`] with sizes only: the same penalties, votes
     /// and cycles; returns the winner's tagged size.
+    /// Candidate `index`'s compression cycles for a block of `size`
+    /// (compress_cycles looks at the result's encoding and sizes only).
+    fn candidate_cycles(&self, index: usize, size: BlockSize) -> u32 {
+        let sized = CompressedBlock {
+            encoding: size.encoding,
+            payload: Vec::new(),
+            compressed_bits: size.compressed_bits,
+            mag_bytes: self.geometry.mag_rounded_bytes(size.compressed_bits),
+            burst_count: self.geometry.burst_count(size.compressed_bits),
+        };
+        self.candidates[index].compress_cycles(&sized)
+    }
+
     fn sample_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         let raw = BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() };
         let mut penalties = vec![self.penalty(raw.compressed_bits, 0)];
@@ -185,15 +198,7 @@ impl Adaptive {
         let mut slowest = 0;
         for index in 0..self.candidates.len() {
             let size = self.candidates[index].compressed_size(block)?;
-            // compress_cycles looks at the result's encoding and sizes only.
-            let sized = CompressedBlock {
-                encoding: size.encoding,
-                payload: Vec::new(),
-                compressed_bits: size.compressed_bits,
-                mag_bytes: self.geometry.mag_rounded_bytes(size.compressed_bits),
-                burst_count: self.geometry.burst_count(size.compressed_bits),
-            };
-            slowest = slowest.max(self.candidates[index].compress_cycles(&sized));
+            slowest = slowest.max(self.candidate_cycles(index, size));
             let penalty = self.candidate_penalty(index, size);
             penalties.push(penalty);
             if penalty < best.0 {
@@ -316,14 +321,7 @@ impl Codec for Adaptive {
                 }
                 Choice::Candidate(index) => {
                     let size = self.candidates[index].compressed_size(block)?;
-                    let sized = CompressedBlock {
-                        encoding: size.encoding,
-                        payload: Vec::new(),
-                        compressed_bits: size.compressed_bits,
-                        mag_bytes: self.geometry.mag_rounded_bytes(size.compressed_bits),
-                        burst_count: self.geometry.burst_count(size.compressed_bits),
-                    };
-                    self.last_compress_cycles = self.candidates[index].compress_cycles(&sized);
+                    self.last_compress_cycles = self.candidate_cycles(index, size);
                     self.tag_size(size, Some(index))
                 }
             }
