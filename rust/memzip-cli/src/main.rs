@@ -54,6 +54,11 @@ struct ReportArgs {
     /// Where summary.md, summary.csv and the figures go.
     #[arg(long, short)]
     output: PathBuf,
+    /// A program counts as memory-bound when its `none` run's DRAM bandwidth
+    /// utilisation is at least this (0 to 1); the summary gives the geometric
+    /// means of memory-bound programs and of the others apart.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_share)]
+    memory_bound_util: f64,
 }
 
 #[derive(Args)]
@@ -432,8 +437,16 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     }
 }
 
+/// A share in [0, 1] (clap value parser).
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a share between 0 and 1")),
+    }
+}
+
 fn run_report(args: ReportArgs) -> Result<(), String> {
-    for path in report::write_report(&args.results, &args.output)? {
+    for path in report::write_report(&args.results, &args.output, args.memory_bound_util)? {
         println!("{}", path.display());
     }
     Ok(())

@@ -266,8 +266,92 @@ fn energy_section(rows: &[Row]) -> String {
     out
 }
 
+/// A row's value of one metric (None when the run lacks it).
+type Metric = fn(&Row) -> Option<f64>;
+
+/// The summary's metrics: header and value per row, in the order of its columns.
+const SUMMARY_METRICS: [(&str, Metric); 6] = [
+    ("geomean effective CR", |r| r.run.effective_cr),
+    ("geomean raw CR", |r| r.run.raw_cr),
+    ("geomean speedup", |r| r.speedup),
+    ("geomean DRAM % of none", |r| r.dram_percent_of_none),
+    ("geomean energy % of none", |r| r.energy_percent_of_none),
+    ("geomean EDP % of none", |r| r.edp_percent_of_none),
+];
+
+/// Per codec, the geometric mean over the programs of each summary metric.
+fn geomean_table(rows: &[Row]) -> String {
+    let mut out = String::from("| codec |");
+    for (header, _) in SUMMARY_METRICS {
+        let _ = write!(out, " {header} |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" --- |".repeat(SUMMARY_METRICS.len()));
+    out.push('\n');
+    let charts: Vec<_> = SUMMARY_METRICS.iter().map(|(_, metric)| per_program(rows, metric)).collect();
+    let (_, codecs) = axes(rows);
+    for (c, codec) in codecs.iter().enumerate() {
+        let _ = write!(out, "| {codec} |");
+        for (_, series) in &charts {
+            let mean = series[c].1.last().copied().flatten();
+            let _ = write!(out, " {} |", mean.map_or("-".to_string(), |v| format!("{v:.3}")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The geometric means of the memory-bound programs and of the others apart,
+/// classed by their `none` run's DRAM bandwidth utilisation.
+fn bound_section(rows: &[Row], threshold: f64) -> String {
+    let (programs, _) = axes(rows);
+    let utilization = |program: &str| {
+        rows.iter()
+            .find(|r| r.run.is_baseline() && r.run.program.as_deref().unwrap_or("(unnamed)") == program)
+            .and_then(|r| r.run.dram_utilization)
+    };
+    let mut memory = Vec::new();
+    let mut other = Vec::new();
+    let mut unmeasured = Vec::new();
+    for program in &programs {
+        match utilization(program) {
+            Some(u) if u >= threshold => memory.push(format!("{program} ({u:.2})")),
+            Some(u) => other.push(format!("{program} ({u:.2})")),
+            None => unmeasured.push(program.clone()),
+        }
+    }
+    let list = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
+    let mut out = format!(
+        "\n## Memory-bound programs and the others\n\nA program is memory-bound here when its `none` run keeps \
+         the DRAM data bus busy in at least {threshold:.2} of DRAM cycles (DRAM bandwidth utilisation, from the \
+         simulator's counters; in brackets). Memory-bound: {}. Not memory-bound: {}. Not measured: {}.\n",
+        list(&memory),
+        list(&other),
+        list(&unmeasured)
+    );
+    for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
+        let subset: Vec<Row> = rows
+            .iter()
+            .filter(|r| {
+                let program = r.run.program.as_deref().unwrap_or("(unnamed)");
+                utilization(program).is_some_and(|u| (u >= threshold) == want_memory)
+            })
+            .cloned()
+            .collect();
+        if !subset.is_empty() {
+            let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
+        }
+    }
+    out
+}
+
 /// Writes the report files into `out` and returns their paths.
-pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
+///
+/// `memory_bound_utilization`: a program whose `none` run keeps the DRAM data
+/// bus busy at least this share of DRAM cycles counts as memory-bound; the
+/// summary gives the geometric means of the memory-bound programs and of the
+/// rest apart (a compressor can only speed up the former).
+pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -> Result<Vec<PathBuf>, String> {
     let dirs = run_dirs(results)?;
     let rows = table::load_rows(&dirs)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -330,31 +414,12 @@ pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> 
             reference: None,
         },
     ];
-    let mut summary = String::from("# memzip report\n\n");
-    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
-    let _ = writeln!(
-        summary,
-        "| codec | geomean effective CR | geomean raw CR | geomean speedup | geomean DRAM % of none \
-         | geomean energy % of none | geomean EDP % of none |"
-    );
-    let _ = writeln!(summary, "| --- | --- | --- | --- | --- | --- | --- |");
     let charts: Vec<_> = figures.iter().map(|f| per_program(&rows, f.metric)).collect();
     let (_, codecs) = axes(&rows);
-    for (c, codec) in codecs.iter().enumerate() {
-        let cell = |k: usize| {
-            charts[k].1[c].1.last().copied().flatten().map_or("-".to_string(), |v| format!("{v:.3}"))
-        };
-        let _ = writeln!(
-            summary,
-            "| {codec} | {} | {} | {} | {} | {} | {} |",
-            cell(0),
-            cell(1),
-            cell(2),
-            cell(3),
-            cell(4),
-            cell(5)
-        );
-    }
+    let mut summary = String::from("# memzip report\n\n");
+    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    summary.push_str(&geomean_table(&rows));
+    summary.push_str(&bound_section(&rows, memory_bound_utilization));
     summary.push_str(&energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));
