@@ -28,7 +28,9 @@
 #                   "-memzip_e2mc_sampling offline:auto" (the form sweeps use).
 #                   A none run with --set "-memzip_trace FILE" is the same
 #                   profiling run: it caches the tables of every symbol length,
-#                   so a study's offline run after its none run profiles nothing.
+#                   so a study's offline run after its none run profiles nothing;
+#                   it also writes analyze.json / analyze.txt (`memzip analyze
+#                   --e2mc-offline` of the trace: every codec's CR).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -187,6 +189,7 @@ cmd_run() {
         # cached tables so a later `--e2mc offline` run of this input skips its own.
         [[ "$trace" == /* ]] || trace="$OUT/$trace"
         e2mc_seed_tables "$trace" "$version"
+        analyze_trace "$trace"
     fi
     step "check $SUITE/$name"
     local check_ok=true
@@ -227,6 +230,16 @@ trace_of() {
         [[ "$arg" =~ ^-memzip_trace[[:space:]]+([^[:space:]]+)[[:space:]]*$ ]] && echo "${BASH_REMATCH[1]}"
     done
     return 0
+}
+
+# analyze_trace TRACE: every codec's compression of the run's stored blocks
+# (E2MC with offline tables from the same trace, paper 000 Fig. 9a) into
+# $OUT/analyze.json and analyze.txt, small files `memzip report` tabulates.
+analyze_trace() {
+    [[ -f "$1" ]] || return 0
+    step "memzip analyze of this run's trace"
+    "$(memzip_cli)" analyze "$1" --e2mc-offline --json "$OUT/analyze.json" >"$OUT/analyze.txt" ||
+        die "memzip analyze of $1 failed"
 }
 
 # e2mc_table_dir VERSION / e2mc_table_want BITS: where the offline tables of the

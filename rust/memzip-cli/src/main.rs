@@ -127,6 +127,11 @@ struct AnalyzeArgs {
     /// length starts from it instead of sampling online.
     #[arg(long)]
     e2mc_table: Option<PathBuf>,
+    /// Offline probabilities from the trace itself (paper 000 Fig. 9a): every e2mc codec without
+    /// a --e2mc-table starts from a table profiled from the trace it analyses (one more pass per
+    /// symbol length), so no codec depends on --e2mc-sample-blocks.
+    #[arg(long)]
+    e2mc_offline: bool,
     /// Symbol lengths for the Shannon bound, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = shannon::SYMBOL_BITS)]
     shannon_bits: Vec<u32>,
@@ -229,6 +234,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     options.chunk_blocks = args.chunk_blocks;
     options.sample_blocks = args.e2mc_sample_blocks;
     options.verify = args.verify;
+    options.e2mc_self_profile = args.e2mc_offline;
     options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
     options.shannon_max_distinct = args.shannon_max_distinct;
     if let Some(path) = &args.e2mc_table {
@@ -249,6 +255,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
             include_reads: options.include_reads,
             sample_blocks: options.sample_blocks,
             e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
+            e2mc_offline: options.e2mc_self_profile,
             shannon_bits: &options.shannon_bits,
             traces: &analyses,
         };

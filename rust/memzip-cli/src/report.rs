@@ -6,7 +6,8 @@
 //! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
 //! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, the
 //! metadata-cache hit rate, the distribution of stored sizes at MAG
-//! granularity (paper 002 Fig. 12), and energy and energy-delay product
+//! granularity (paper 002 Fig. 12), every codec's compression ratio on the
+//! `none` runs' stored blocks (their `analyze.json`), and energy and energy-delay product
 //! relative to `none` (paper 000 Fig. 13, paper 004 Fig. 7) with each run's
 //! energy by component.
 
@@ -345,6 +346,74 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
     out
 }
 
+/// One program's `memzip analyze` results (from `analyze.json` in its `none`
+/// run): per codec, raw and effective compression ratio.
+type AnalyzedProgram = (String, Vec<(String, Option<f64>, Option<f64>)>);
+
+/// The `analyze.json` of each program's `none` run (written by bench.sh for a
+/// `none` run with a trace), in program order.
+fn analyzed_programs(rows: &[Row]) -> Result<Vec<AnalyzedProgram>, String> {
+    let mut programs = Vec::new();
+    for row in rows.iter().filter(|r| r.run.is_baseline()) {
+        let path = Path::new(&row.run.dir).join("analyze.json");
+        if !path.is_file() {
+            continue;
+        }
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let codecs = json["traces"][0]["codecs"]
+            .as_array()
+            .ok_or_else(|| format!("{}: no traces[0].codecs", path.display()))?
+            .iter()
+            .map(|c| {
+                let name = c["codec"].as_str().unwrap_or("?").to_string();
+                (name, c["raw_compression_ratio"].as_f64(), c["effective_compression_ratio"].as_f64())
+            })
+            .collect();
+        programs.push((row.run.program.clone().unwrap_or_else(|| "(unnamed)".into()), codecs));
+    }
+    Ok(programs)
+}
+
+/// Raw and effective compression ratio of every codec `memzip analyze`
+/// measured on each program's stored blocks, with geometric means.
+fn analyze_section(programs: &[AnalyzedProgram]) -> String {
+    let Some((_, first)) = programs.first() else { return String::new() };
+    let codecs: Vec<&str> = first.iter().map(|(name, _, _)| name.as_str()).collect();
+    let mut out = String::from(
+        "\n## Every codec on the stored blocks (`memzip analyze` of the `none` runs' traces)\n\n\
+         Write-backs and host-to-device copies of each `none` run, every codec offline on the same blocks; \
+         E2MC starts from a table profiled from the same trace (offline probabilities, paper 000 Fig. 9a).\n",
+    );
+    for (title, raw) in [("Effective compression ratio (at MAG)", false), ("Raw compression ratio", true)] {
+        let _ = write!(out, "\n### {title}\n\n| program |");
+        for codec in &codecs {
+            let _ = write!(out, " {codec} |");
+        }
+        out.push_str("\n| --- |");
+        out.push_str(&" --- |".repeat(codecs.len()));
+        out.push('\n');
+        let value = |results: &[(String, Option<f64>, Option<f64>)], codec: &str| {
+            results.iter().find(|(name, _, _)| name == codec).and_then(|(_, r, e)| if raw { *r } else { *e })
+        };
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+        for (program, results) in programs {
+            let _ = write!(out, "| {program} |");
+            for codec in &codecs {
+                let _ = write!(out, " {} |", cell(value(results, codec)));
+            }
+            out.push('\n');
+        }
+        out.push_str("| geomean |");
+        for codec in &codecs {
+            let mean = geomean(programs.iter().filter_map(|(_, results)| value(results, codec)));
+            let _ = write!(out, " {} |", cell(mean));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Writes the report files into `out` and returns their paths.
 ///
 /// `memory_bound_utilization`: a program whose `none` run keeps the DRAM data
@@ -420,6 +489,7 @@ pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&geomean_table(&rows));
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
+    summary.push_str(&analyze_section(&analyzed_programs(&rows)?));
     summary.push_str(&energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));

@@ -99,3 +99,42 @@ fn memory_bound_programs_get_their_own_geomeans() {
     assert!(summary.contains("Memory-bound: none. Not memory-bound: vecadd (0.51)."), "{summary}");
     assert!(summary.contains("### Not memory-bound") && !summary.contains("### Memory-bound"));
 }
+
+/// Copies the fixture runs into a fresh directory (tests add files to it).
+fn fixture_copy(name: &str) -> std::path::PathBuf {
+    let root = common::temp_dir(name);
+    for run in fs::read_dir(fixtures()).unwrap().flatten() {
+        let to = root.join(run.file_name());
+        fs::create_dir_all(&to).unwrap();
+        for file in fs::read_dir(run.path()).unwrap().flatten() {
+            fs::copy(file.path(), to.join(file.file_name())).unwrap();
+        }
+    }
+    root
+}
+
+#[test]
+fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
+    use memzip_cli::analyze::{analyze, AnalyzeOptions};
+    let runs = fixture_copy("report-analyze-runs");
+    let trace = runs.join("t.mzt");
+    common::write_trace(&trace, 300, 128, false);
+    let mut options = AnalyzeOptions::new(vec!["bdi".into(), "e2mc16".into()]);
+    options.e2mc_self_profile = true;
+    options.shannon_bits = vec![];
+    let analysis = analyze(&[&trace], &options).unwrap();
+    let json = serde_json::json!({ "traces": analysis });
+    fs::write(runs.join("vecadd-none/analyze.json"), json.to_string()).unwrap();
+
+    let out = common::temp_dir("report-analyze");
+    write_report(&runs, &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = &summary[summary.find("## Every codec on the stored blocks").expect("the analyze section")..];
+    assert!(section.contains("| program | bdi | e2mc16 |"), "{section}");
+    let cr = |i: usize| format!("{:.3}", analysis[0].codecs[i].effective_compression_ratio.unwrap());
+    let row = format!("| vecadd | {} | {} |", cr(0), cr(1));
+    assert!(section.contains(&row), "{row} not in:\n{section}");
+    // One program: its values are the geometric means.
+    assert!(section.contains(&format!("| geomean | {} | {} |", cr(0), cr(1))), "{section}");
+    assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
+}
