@@ -251,9 +251,22 @@ fn runner_command(runners: &Runners, run: &Run, dir: &Path) -> Command {
 /// in `repo/benchmarks/` (the rule of `scripts/bench.sh`) with the preset.
 pub fn validate(runs: &[Run], repo: &Path) -> Result<(), String> {
     for run in runs {
-        CodecSpec::parse(&run.codec, Geometry::default())
-            .and_then(|spec| registry::build(&spec))
+        let mut spec = CodecSpec::parse(&run.codec, Geometry::default())
             .map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
+        if spec.raw("sampling") == Some("offline") && spec.table_json.is_none() {
+            // The table comes with the run's -memzip_e2mc_sampling offline:<table|auto>
+            // (the simulator hands it to the codec): check that line is there, and the
+            // rest of the spec as if it sampled online.
+            if !run.options.iter().any(|line| offline_sampling_line(line)) {
+                return Err(format!(
+                    "run {}: codec '{}' samples offline but no option line gives its table \
+                     (-memzip_e2mc_sampling offline:<table|auto>)",
+                    run.id, run.codec
+                ));
+            }
+            spec.set("sampling", "online");
+        }
+        registry::build(&spec).map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
         if let Target::Benchmark { name, preset } = &run.target {
             let presets = benchmark_presets(repo, name).map_err(|e| format!("run {}: {e}", run.id))?;
             if !presets.contains(preset) {
@@ -262,6 +275,12 @@ pub fn validate(runs: &[Run], repo: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether an option line is `-memzip_e2mc_sampling offline:<table|auto>`.
+fn offline_sampling_line(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words.next() == Some("-memzip_e2mc_sampling") && words.next().is_some_and(|v| v.starts_with("offline:"))
 }
 
 /// The presets of a benchmark: `suite/name`, or a `name` only one suite has.

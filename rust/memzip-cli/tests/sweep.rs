@@ -308,6 +308,10 @@ fn codecs_and_benchmarks_are_checked_before_launching() {
         ),
         (r#"{"runs": [{"benchmark": "nosuch", "codecs": ["none"]}]}"#, "memzip: error: run nosuch-tiny-none: unknown benchmark 'nosuch'"),
         (
+            r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["e2mc16:sampling=offline"]}]}"#,
+            "memzip: error: run a-e2mc16_sampling_offline: codec 'e2mc16:sampling=offline' samples offline but no option line gives its table",
+        ),
+        (
             r#"{"runs": [{"benchmark": "bfs", "presets": ["paper"], "codecs": ["none"]}]}"#,
             "memzip: error: run bfs-paper-none: benchmark 'bfs' has presets tiny, small, not 'paper'",
         ),
@@ -318,7 +322,11 @@ fn codecs_and_benchmarks_are_checked_before_launching() {
         assert!(stderr.starts_with(expected) && stderr.lines().count() == 1, "{stderr}");
         assert!(!dir.join("launched").exists(), "nothing launched for {spec}");
     }
-    let out = default_sweep(&dir, r#"{"runs": [{"benchmark": "rodinia/bfs", "presets": ["small"], "codecs": ["none"]}]}"#);
+    let out = default_sweep(
+        &dir,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "presets": ["small"], "codecs": ["none", "e2mc16:sampling=offline"],
+            "option_sets": [["-memzip_e2mc_sampling offline:auto"]]}]}"#,
+    );
     assert!(dir.join("launched").exists(), "a valid sweep launches: {}", String::from_utf8_lossy(&out.stderr));
 
     // The repository's own sweeps pass the check.
