@@ -129,13 +129,21 @@ fn parse_number(text: &str, line_no: usize, file: &Path) -> Result<f64, String> 
     t.parse::<f64>().map_err(|_| format!("{}:{line_no}: `{t}` is not a number", file.display()))
 }
 
+/// An average-power section being read.
+#[derive(Default)]
+struct Section {
+    total: Option<f64>,
+    components: Vec<(String, f64)>,
+    /// The performance counters have begun: no more components.
+    counters: bool,
+}
+
 /// Parses a GPUWattch or AccelWattch report: one [`KernelPower`] per
 /// "Kernel Average Power Data" section, in order.
 pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String> {
     let mut kernels = Vec::new();
     let mut kernel_name = String::new();
-    // Inside an average section: (total, components, components finished).
-    let mut section: Option<(Option<f64>, Vec<(String, f64)>, bool)> = None;
+    let mut section: Option<Section> = None;
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = line.trim();
@@ -144,10 +152,10 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
             continue;
         }
         if line == "Kernel Average Power Data:" {
-            section = Some((None, Vec::new(), false));
+            section = Some(Section::default());
             continue;
         }
-        let Some((total, components, done)) = section.as_mut() else {
+        let Some(Section { total, components, counters }) = section.as_mut() else {
             continue;
         };
         if line.is_empty() || line.starts_with("Kernel ") {
@@ -172,8 +180,8 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
             *total = Some(parse_number(value, line_no, file)?);
         } else if let Some(label) = key.strip_prefix("gpu_avg_") {
             let label = label.trim_end_matches(',');
-            *done |= label == FIRST_COUNTER;
-            if !*done {
+            *counters |= label == FIRST_COUNTER;
+            if !*counters {
                 components.push((label.to_string(), parse_number(value, line_no, file)?));
             }
         }
