@@ -295,6 +295,35 @@ pub fn load(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, Strin
     gpu_energy(model, report, &kernels, &cycles, core_hz).map(Some)
 }
 
+/// `memzip power`'s JSON of one run: the power model's energy by component,
+/// memzip's codec and metadata-cache energy added to it, and the EDP.
+pub fn summary(run: &crate::table::Run) -> Result<serde_json::Value, String> {
+    let gpu = run.gpu_power.as_ref().ok_or_else(|| {
+        format!("{}: no power report (run with scripts/sim-run.sh --power or MEMZIP_POWER=1)", run.dir)
+    })?;
+    let components: serde_json::Map<String, serde_json::Value> =
+        gpu.components_pj.iter().map(|(label, pj)| (label.clone(), (*pj).into())).collect();
+    Ok(serde_json::json!({
+        "dir": run.dir,
+        "program": run.program,
+        "codec": run.label,
+        "model": gpu.model.name(),
+        "report": gpu.report.display().to_string(),
+        "kernels": gpu.kernels,
+        "unsampled_kernels": gpu.unsampled_kernels,
+        "cycles": run.cycles,
+        "core_hz": run.energy.and_then(|e| e.core_hz),
+        "gpu_energy_pj": gpu.gpu_pj,
+        "gpu_dram_energy_pj": gpu.dram_pj,
+        "components_pj": components,
+        "max_printed_total_mismatch_w": gpu.max_printed_total_mismatch_w,
+        "memzip_codec_pj": run.energy.map(|e| e.codec_pj),
+        "memzip_metadata_pj": run.energy.map(|e| e.metadata_pj),
+        "total_energy_pj": run.gpu_total_pj(),
+        "edp_js": run.gpu_edp_js(),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
