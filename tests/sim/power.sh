@@ -79,7 +79,7 @@ for version in v3.2.1 dev; do
                 and abs(sum(p["components_pj"].values()) - p["gpu_energy_pj"]) <= 1e-9 * p["gpu_energy_pj"]
                 and p["max_printed_total_mismatch_w"] <= 1e-3
                 and abs(p["total_energy_pj"] - p["gpu_energy_pj"] - p["memzip_codec_pj"] - p["memzip_metadata_pj"]) <= 1e-6 * p["total_energy_pj"]')
-            verdict "power-$name-consistent" "GPU $(power_field "$name" 'round(p["gpu_energy_pj"] / 1e6, 1)') uJ (DRAM $(power_field "$name" 'round(p["gpu_dram_energy_pj"] / 1e6, 1)') uJ) + memzip codec/metadata $(power_field "$name" 'round((p["memzip_codec_pj"] + p["memzip_metadata_pj"]) / 1e6, 4)') uJ, printed total off by $(power_field "$name" 'p["max_printed_total_mismatch_w"]') W" \
+            verdict "power-$name-consistent" "GPU $(power_field "$name" 'round(p["gpu_energy_pj"] / 1e6, 1)') uJ (DRAM $(power_field "$name" 'round(p["gpu_dram_energy_pj"] / 1e6, 1)') uJ) + memzip codec/metadata $(power_field "$name" 'round((p["memzip_codec_pj"] + p["memzip_metadata_pj"]) / 1e6, 4)') uJ, printed total off by $(power_field "$name" '"%.1e" % p["max_printed_total_mismatch_w"]') W" \
                 test "$consistent" == True
         else
             ok=0
@@ -93,7 +93,7 @@ for version in v3.2.1 dev; do
     mag_total=$(power_field "$version-ints-mag_bdi" 'p["total_energy_pj"]')
     verdict "power-$version-mag_bdi-saves-dram-energy" "$model DRAM energy $(python3 -c "print(round($mag_dram / $none_dram * 100, 1))")% of none's (need <= 80%)" \
         python3 -c "import sys; sys.exit(not ($mag_dram <= 0.8 * $none_dram))"
-    verdict "power-$version-mag_bdi-saves-total-energy" "whole-GPU + memzip energy $(python3 -c "print(round($mag_total / 1e6, 1), 'vs', round($none_total / 1e6, 1))") uJ under none" \
+    verdict "power-$version-mag_bdi-saves-total-energy" "whole-GPU + memzip energy: mag_bdi $(python3 -c "print(round($mag_total / 1e6, 1))") uJ, none $(python3 -c "print(round($none_total / 1e6, 1))") uJ" \
         python3 -c "import sys; sys.exit(not ($mag_total < $none_total))"
 done
 
