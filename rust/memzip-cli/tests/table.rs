@@ -255,6 +255,15 @@ fn whole_gpu_energy_from_the_power_report() {
     assert_eq!(json[0]["kernels"], 2);
     assert_eq!(json[0]["components_pj"]["DRAMP"].as_f64().unwrap().round(), (40.0 * us(4e4)).round());
 
+    // `memzip report` of the two: a whole-GPU section with the same percentages.
+    let report = tmp.join("report");
+    let out = memzip(&["report", tmp.to_str().unwrap(), "-o", report.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let (gpu_uj, dram_uj, total_uj) = (bdi_gpu / 1e6, 40.0 * us(4e4) / 1e6, (bdi_gpu + 20000.0) / 1e6);
+    let line = format!("| vecadd | bdi | GPUWattch | {gpu_uj:.3} | {dram_uj:.3} | {total_uj:.3} | {percent:.1} | {edp:.1} |");
+    assert!(summary.contains("## Whole-GPU energy") && summary.contains(&line), "{summary}");
+
     // Kernels the report and the log disagree on: one error line naming the report.
     std::fs::write(bdi.join("gpgpusim_power_report__Mon-2.log"), gpuwattch_report(&[(45.0, 20.0, 25.0)])).unwrap();
     let err = error_of(&[&bdi]);
