@@ -26,6 +26,11 @@
 #                   benchmark, preset, version and symbol length (rebuilt when the
 #                   binary or input changes). The same as --set
 #                   "-memzip_e2mc_sampling offline:auto" (the form sweeps use).
+#                   A none run with --set "-memzip_trace FILE" is the same
+#                   profiling run: it caches the tables of every symbol length,
+#                   so a study's offline run after its none run profiles nothing;
+#                   it also writes analyze.json / analyze.txt (`memzip analyze
+#                   --e2mc-offline` of the trace: every codec's CR).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -177,6 +182,15 @@ cmd_run() {
     fi
     bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec "$codec" --out "$OUT" "${sets[@]}" --label "$label" \
         ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" || die "$name failed under the simulator (log: $OUT/sim.log)"
+    local trace
+    trace=$(trace_of "${sets[@]}")
+    if [[ "$codec" == none && -n "$trace" ]]; then
+        # A none run with a trace is exactly the offline profiling run: seed the
+        # cached tables so a later `--e2mc offline` run of this input skips its own.
+        [[ "$trace" == /* ]] || trace="$OUT/$trace"
+        e2mc_seed_tables "$trace" "$version"
+        analyze_trace "$trace"
+    fi
     step "check $SUITE/$name"
     local check_ok=true
     (eval "$CHECK") >"$OUT/check.log" 2>&1 || check_ok=false
@@ -209,30 +223,79 @@ memzip_cli() {
     echo "${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
 }
 
+# trace_of --set LINE...: the file of a -memzip_trace line among the sets, if any.
+trace_of() {
+    local arg
+    for arg; do
+        [[ "$arg" =~ ^-memzip_trace[[:space:]]+([^[:space:]]+)[[:space:]]*$ ]] && echo "${BASH_REMATCH[1]}"
+    done
+    return 0
+}
+
+# analyze_trace TRACE: every codec's compression of the run's stored blocks
+# (E2MC with offline tables from the same trace, paper 000 Fig. 9a) into
+# $OUT/analyze.json and analyze.txt, small files `memzip report` tabulates.
+analyze_trace() {
+    [[ -f "$1" ]] || return 0
+    step "memzip analyze of this run's trace"
+    "$(memzip_cli)" analyze "$1" --e2mc-offline --json "$OUT/analyze.json" >"$OUT/analyze.txt" ||
+        die "memzip analyze of $1 failed"
+}
+
+# e2mc_table_dir VERSION / e2mc_table_want BITS: where the offline tables of the
+# benchmark loaded by cmd_run (SUITE, name, preset, BIN, DATA) are cached, and
+# the stamp a table must carry to be current (binary, input, symbol length).
+e2mc_table_dir() { echo "$bench_root/e2mc/$SUITE/$name/$preset@$1"; }
+e2mc_table_want() { echo "$(cat "$BIN.stamp") $(cat "$DATA/.done") $1"; }
+
+# e2mc_profile_into TABLE TRACE BITS: `memzip e2mc-profile` of TRACE, stamped.
+e2mc_profile_into() {
+    local table=$1 trace=$2 bits=$3
+    "$(memzip_cli)" e2mc-profile "$trace" --symbol-bits "$bits" -o "$table.tmp" >&2 ||
+        die "memzip e2mc-profile of $trace failed"
+    mv -f "$table.tmp" "$table"
+    e2mc_table_want "$bits" >"$table.stamp"
+}
+
+# e2mc_seed_tables TRACE VERSION: the offline tables of every symbol length from
+# the trace of a none run (same binary and input as a profiling run would use).
+e2mc_seed_tables() {
+    local trace=$1 version=$2 dir bits lock
+    [[ -f "$trace" ]] || return 0
+    dir=$(e2mc_table_dir "$version")
+    mkdir -p "$dir"
+    exec {lock}>"$dir/.lock"
+    flock "$lock"
+    for bits in 4 8 16 32; do
+        [[ "$(cat "$dir/e2mc$bits.json.stamp" 2>/dev/null)" == "$(e2mc_table_want "$bits")" ]] ||
+            e2mc_profile_into "$dir/e2mc$bits.json" "$trace" "$bits"
+    done
+    exec {lock}>&-
+    step "e2mc offline tables of $SUITE/$name $preset cached from this run's trace"
+}
+
 # e2mc_offline_table CODEC VERSION: the offline E2MC table of the benchmark
 # loaded (SUITE, name, preset, BIN, DATA, argv set by cmd_run) for CODEC's
-# symbol length: profiled once with codec none and -memzip_trace, then cached.
+# symbol length: from a profiling run (codec none, -memzip_trace) or an earlier
+# none run's trace (e2mc_seed_tables), then cached.
 e2mc_offline_table() {
     local codec=$1 version=$2 bits
     bits=$(sed -nE 's/^(adaptive.*[^0-9])?e2mc(4|8|16|32)([^0-9].*)?$/\2/p' <<<"$codec")
     [[ -n "$bits" ]] || die "--e2mc offline: codec '$codec' uses no E2MC (e2mc4/8/16/32)"
-    local dir="$bench_root/e2mc/$SUITE/$name/$preset@$version"
-    local table="$dir/e2mc$bits.json" want
-    want="$(cat "$BIN.stamp") $(cat "$DATA/.done") $bits"
+    local dir table
+    dir=$(e2mc_table_dir "$version")
+    table="$dir/e2mc$bits.json"
     mkdir -p "$dir"
     local lock
     exec {lock}>"$dir/.lock"
     flock "$lock"
-    if [[ ! -f "$table" || "$(cat "$table.stamp" 2>/dev/null)" != "$want" ]]; then
+    if [[ ! -f "$table" || "$(cat "$table.stamp" 2>/dev/null)" != "$(e2mc_table_want "$bits")" ]]; then
         step "e2mc offline table: profiling run of $SUITE/$name $preset (codec none, trace)"
         local profile="$dir/profile-run"
         bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec none --out "$profile" \
             --set "-memzip_trace $dir/trace.zst" --label "$SUITE/$name $preset profile" \
             ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" >&2 || die "profiling run failed (log: $profile/sim.log)"
-        "$(memzip_cli)" e2mc-profile "$dir/trace.zst" --symbol-bits "$bits" -o "$table.tmp" >&2 ||
-            die "memzip e2mc-profile of $dir/trace.zst failed"
-        mv -f "$table.tmp" "$table"
-        echo "$want" >"$table.stamp"
+        e2mc_profile_into "$table" "$dir/trace.zst" "$bits"
         rm -f "$dir/trace.zst"  # large; the table and the profiling run's stats stay
     fi
     exec {lock}>&-

@@ -38,6 +38,7 @@ use memzip::{BlockSize, Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::profile::{profile, ProfileOptions};
 use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
 use crate::text::{fmt_opt, Align, Table};
 
@@ -62,6 +63,10 @@ pub struct AnalyzeOptions {
     /// An E2MC code table (offline probabilities) for the `e2mc<bits>`
     /// codecs of its symbol length.
     pub e2mc_table: Option<OfflineTable>,
+    /// Every other `e2mc<bits>` codec starts from a table profiled from the
+    /// trace it analyses (paper 000 Section V-A, Fig. 9a: offline
+    /// probabilities of the same run), one extra pass per symbol length.
+    pub e2mc_self_profile: bool,
     /// Decompress every block and compare it with the original.
     pub verify: bool,
     /// Symbol lengths to compute the Shannon bound at.
@@ -99,6 +104,7 @@ impl AnalyzeOptions {
             chunk_blocks: DEFAULT_CHUNK_BLOCKS,
             sample_blocks: DEFAULT_SAMPLE_BLOCKS,
             e2mc_table: None,
+            e2mc_self_profile: false,
             verify: false,
             shannon_bits: SYMBOL_BITS.to_vec(),
             shannon_max_distinct: DEFAULT_MAX_DISTINCT,
@@ -272,12 +278,13 @@ struct CodecRun {
 }
 
 impl CodecRun {
-    fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions) -> Result<Self, String> {
+    /// `tables`: offline E2MC tables, each for the codec of its symbol length.
+    fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions, tables: &[OfflineTable]) -> Result<Self, String> {
         let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
-        // The offline table replaces online sampling for the codec of its
+        // An offline table replaces online sampling for the codec of its
         // symbol length, unless the spec chose a sampling mode itself.
-        let offline_table = match &options.e2mc_table {
-            Some(table) if spec.name == table.codec_name() && !spec.has("sampling") => {
+        let offline_table = match tables.iter().find(|t| spec.name == t.codec_name()) {
+            Some(table) if !spec.has("sampling") => {
                 spec.set("sampling", "offline");
                 spec.table_json = Some(table.json.clone());
                 true
@@ -477,6 +484,29 @@ impl Task {
     }
 }
 
+/// The offline E2MC tables for the codecs of one trace: the given table, and
+/// with `e2mc_self_profile` one profiled from the trace for every other
+/// symbol length an `e2mc<bits>` codec uses.
+fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTable>, String> {
+    let mut tables: Vec<OfflineTable> = options.e2mc_table.iter().cloned().collect();
+    if !options.e2mc_self_profile {
+        return Ok(tables);
+    }
+    for spec in &options.codecs {
+        let name = spec.split(':').next().unwrap_or_default();
+        let Some(bits) = name.strip_prefix("e2mc").and_then(|b| b.parse::<u32>().ok()) else { continue };
+        if tables.iter().any(|t| t.symbol_bits == bits) {
+            continue;
+        }
+        let mut profile_options = ProfileOptions::new(bits);
+        profile_options.include_reads = options.include_reads;
+        profile_options.chunk_blocks = options.chunk_blocks;
+        let profile = profile(&[path], &profile_options).map_err(|e| format!("{}: e2mc{bits} profile: {e}", path.display()))?;
+        tables.push(OfflineTable { symbol_bits: bits, json: profile.table.to_json() });
+    }
+    Ok(tables)
+}
+
 /// Analyses one trace with fresh codec instances.
 pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
     let reader = open_trace(path)?;
@@ -484,9 +514,10 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
     let geometry = Geometry::new(block_bytes, options.mag_bytes).map_err(|e| {
         format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes)
     })?;
+    let tables = offline_tables(path, options)?;
     let mut tasks = Vec::new();
     for spec in &options.codecs {
-        tasks.push(Task::Codec(Box::new(CodecRun::new(spec, geometry, options)?)));
+        tasks.push(Task::Codec(Box::new(CodecRun::new(spec, geometry, options, &tables)?)));
     }
     for &bits in &options.shannon_bits {
         tasks.push(Task::Shannon(Box::new(ShannonRun::new(bits, options.shannon_max_distinct)?)));
@@ -645,6 +676,8 @@ pub struct AnalyzeReport<'a> {
     pub sample_blocks: u64,
     /// The offline E2MC table file.
     pub e2mc_table: Option<String>,
+    /// The other e2mc codecs started from tables profiled from their trace.
+    pub e2mc_offline: bool,
     pub shannon_bits: &'a [u32],
     pub traces: &'a [TraceAnalysis],
 }

@@ -65,6 +65,11 @@ struct ReportArgs {
     /// Where summary.md, summary.csv and the figures go.
     #[arg(long, short)]
     output: PathBuf,
+    /// A program counts as memory-bound when its `none` run's DRAM bandwidth
+    /// utilisation is at least this (0 to 1); the summary gives the geometric
+    /// means of memory-bound programs and of the others apart.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_share)]
+    memory_bound_util: f64,
 }
 
 #[derive(Args)]
@@ -133,6 +138,11 @@ struct AnalyzeArgs {
     /// length starts from it instead of sampling online.
     #[arg(long)]
     e2mc_table: Option<PathBuf>,
+    /// Offline probabilities from the trace itself (paper 000 Fig. 9a): every e2mc codec without
+    /// a --e2mc-table starts from a table profiled from the trace it analyses (one more pass per
+    /// symbol length), so no codec depends on --e2mc-sample-blocks.
+    #[arg(long)]
+    e2mc_offline: bool,
     /// Symbol lengths for the Shannon bound, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = shannon::SYMBOL_BITS)]
     shannon_bits: Vec<u32>,
@@ -235,6 +245,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     options.chunk_blocks = args.chunk_blocks;
     options.sample_blocks = args.e2mc_sample_blocks;
     options.verify = args.verify;
+    options.e2mc_self_profile = args.e2mc_offline;
     options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
     options.shannon_max_distinct = args.shannon_max_distinct;
     if let Some(path) = &args.e2mc_table {
@@ -255,6 +266,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
             include_reads: options.include_reads,
             sample_blocks: options.sample_blocks,
             e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
+            e2mc_offline: options.e2mc_self_profile,
             shannon_bits: &options.shannon_bits,
             traces: &analyses,
         };
@@ -454,8 +466,16 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
     }
 }
 
+/// A share in [0, 1] (clap value parser).
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a share between 0 and 1")),
+    }
+}
+
 fn run_report(args: ReportArgs) -> Result<(), String> {
-    for path in report::write_report(&args.results, &args.output)? {
+    for path in report::write_report(&args.results, &args.output, args.memory_bound_util)? {
         println!("{}", path.display());
     }
     Ok(())

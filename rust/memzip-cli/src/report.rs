@@ -6,7 +6,8 @@
 //! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
 //! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, the
 //! metadata-cache hit rate, the distribution of stored sizes at MAG
-//! granularity (paper 002 Fig. 12), and energy and energy-delay product
+//! granularity (paper 002 Fig. 12), every codec's compression ratio on the
+//! `none` runs' stored blocks (their `analyze.json`), and energy and energy-delay product
 //! relative to `none` (paper 000 Fig. 13, paper 004 Fig. 7) with each run's
 //! energy by component.
 
@@ -300,8 +301,160 @@ fn gpu_energy_section(rows: &[Row]) -> String {
     out
 }
 
+/// A row's value of one metric (None when the run lacks it).
+type Metric = fn(&Row) -> Option<f64>;
+
+/// The summary's metrics: header and value per row, in the order of its columns.
+const SUMMARY_METRICS: [(&str, Metric); 6] = [
+    ("geomean effective CR", |r| r.run.effective_cr),
+    ("geomean raw CR", |r| r.run.raw_cr),
+    ("geomean speedup", |r| r.speedup),
+    ("geomean DRAM % of none", |r| r.dram_percent_of_none),
+    ("geomean energy % of none", |r| r.energy_percent_of_none),
+    ("geomean EDP % of none", |r| r.edp_percent_of_none),
+];
+
+/// Per codec, the geometric mean over the programs of each summary metric.
+fn geomean_table(rows: &[Row]) -> String {
+    let mut out = String::from("| codec |");
+    for (header, _) in SUMMARY_METRICS {
+        let _ = write!(out, " {header} |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" --- |".repeat(SUMMARY_METRICS.len()));
+    out.push('\n');
+    let charts: Vec<_> = SUMMARY_METRICS.iter().map(|(_, metric)| per_program(rows, metric)).collect();
+    let (_, codecs) = axes(rows);
+    for (c, codec) in codecs.iter().enumerate() {
+        let _ = write!(out, "| {codec} |");
+        for (_, series) in &charts {
+            let mean = series[c].1.last().copied().flatten();
+            let _ = write!(out, " {} |", mean.map_or("-".to_string(), |v| format!("{v:.3}")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The geometric means of the memory-bound programs and of the others apart,
+/// classed by their `none` run's DRAM bandwidth utilisation.
+fn bound_section(rows: &[Row], threshold: f64) -> String {
+    let (programs, _) = axes(rows);
+    let utilization = |program: &str| {
+        rows.iter()
+            .find(|r| r.run.is_baseline() && r.run.program.as_deref().unwrap_or("(unnamed)") == program)
+            .and_then(|r| r.run.dram_utilization)
+    };
+    let mut memory = Vec::new();
+    let mut other = Vec::new();
+    let mut unmeasured = Vec::new();
+    for program in &programs {
+        match utilization(program) {
+            Some(u) if u >= threshold => memory.push(format!("{program} ({u:.2})")),
+            Some(u) => other.push(format!("{program} ({u:.2})")),
+            None => unmeasured.push(program.clone()),
+        }
+    }
+    let list = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
+    let mut out = format!(
+        "\n## Memory-bound programs and the others\n\nA program is memory-bound here when its `none` run keeps \
+         the DRAM data bus busy in at least {threshold:.2} of DRAM cycles (DRAM bandwidth utilisation, from the \
+         simulator's counters; in brackets). Memory-bound: {}. Not memory-bound: {}. Not measured: {}.\n",
+        list(&memory),
+        list(&other),
+        list(&unmeasured)
+    );
+    for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
+        let subset: Vec<Row> = rows
+            .iter()
+            .filter(|r| {
+                let program = r.run.program.as_deref().unwrap_or("(unnamed)");
+                utilization(program).is_some_and(|u| (u >= threshold) == want_memory)
+            })
+            .cloned()
+            .collect();
+        if !subset.is_empty() {
+            let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
+        }
+    }
+    out
+}
+
+/// One program's `memzip analyze` results (from `analyze.json` in its `none`
+/// run): per codec, raw and effective compression ratio.
+type AnalyzedProgram = (String, Vec<(String, Option<f64>, Option<f64>)>);
+
+/// The `analyze.json` of each program's `none` run (written by bench.sh for a
+/// `none` run with a trace), in program order.
+fn analyzed_programs(rows: &[Row]) -> Result<Vec<AnalyzedProgram>, String> {
+    let mut programs = Vec::new();
+    for row in rows.iter().filter(|r| r.run.is_baseline()) {
+        let path = Path::new(&row.run.dir).join("analyze.json");
+        if !path.is_file() {
+            continue;
+        }
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let codecs = json["traces"][0]["codecs"]
+            .as_array()
+            .ok_or_else(|| format!("{}: no traces[0].codecs", path.display()))?
+            .iter()
+            .map(|c| {
+                let name = c["codec"].as_str().unwrap_or("?").to_string();
+                (name, c["raw_compression_ratio"].as_f64(), c["effective_compression_ratio"].as_f64())
+            })
+            .collect();
+        programs.push((row.run.program.clone().unwrap_or_else(|| "(unnamed)".into()), codecs));
+    }
+    Ok(programs)
+}
+
+/// Raw and effective compression ratio of every codec `memzip analyze`
+/// measured on each program's stored blocks, with geometric means.
+fn analyze_section(programs: &[AnalyzedProgram]) -> String {
+    let Some((_, first)) = programs.first() else { return String::new() };
+    let codecs: Vec<&str> = first.iter().map(|(name, _, _)| name.as_str()).collect();
+    let mut out = String::from(
+        "\n## Every codec on the stored blocks (`memzip analyze` of the `none` runs' traces)\n\n\
+         Write-backs and host-to-device copies of each `none` run, every codec offline on the same blocks; \
+         E2MC starts from a table profiled from the same trace (offline probabilities, paper 000 Fig. 9a).\n",
+    );
+    for (title, raw) in [("Effective compression ratio (at MAG)", false), ("Raw compression ratio", true)] {
+        let _ = write!(out, "\n### {title}\n\n| program |");
+        for codec in &codecs {
+            let _ = write!(out, " {codec} |");
+        }
+        out.push_str("\n| --- |");
+        out.push_str(&" --- |".repeat(codecs.len()));
+        out.push('\n');
+        let value = |results: &[(String, Option<f64>, Option<f64>)], codec: &str| {
+            results.iter().find(|(name, _, _)| name == codec).and_then(|(_, r, e)| if raw { *r } else { *e })
+        };
+        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+        for (program, results) in programs {
+            let _ = write!(out, "| {program} |");
+            for codec in &codecs {
+                let _ = write!(out, " {} |", cell(value(results, codec)));
+            }
+            out.push('\n');
+        }
+        out.push_str("| geomean |");
+        for codec in &codecs {
+            let mean = geomean(programs.iter().filter_map(|(_, results)| value(results, codec)));
+            let _ = write!(out, " {} |", cell(mean));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Writes the report files into `out` and returns their paths.
-pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
+///
+/// `memory_bound_utilization`: a program whose `none` run keeps the DRAM data
+/// bus busy at least this share of DRAM cycles counts as memory-bound; the
+/// summary gives the geometric means of the memory-bound programs and of the
+/// rest apart (a compressor can only speed up the former).
+pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -> Result<Vec<PathBuf>, String> {
     let dirs = run_dirs(results)?;
     let rows = table::load_rows(&dirs)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -364,31 +517,13 @@ pub fn write_report(results: &Path, out: &Path) -> Result<Vec<PathBuf>, String> 
             reference: None,
         },
     ];
-    let mut summary = String::from("# memzip report\n\n");
-    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
-    let _ = writeln!(
-        summary,
-        "| codec | geomean effective CR | geomean raw CR | geomean speedup | geomean DRAM % of none \
-         | geomean energy % of none | geomean EDP % of none |"
-    );
-    let _ = writeln!(summary, "| --- | --- | --- | --- | --- | --- | --- |");
     let charts: Vec<_> = figures.iter().map(|f| per_program(&rows, f.metric)).collect();
     let (_, codecs) = axes(&rows);
-    for (c, codec) in codecs.iter().enumerate() {
-        let cell = |k: usize| {
-            charts[k].1[c].1.last().copied().flatten().map_or("-".to_string(), |v| format!("{v:.3}"))
-        };
-        let _ = writeln!(
-            summary,
-            "| {codec} | {} | {} | {} | {} | {} | {} |",
-            cell(0),
-            cell(1),
-            cell(2),
-            cell(3),
-            cell(4),
-            cell(5)
-        );
-    }
+    let mut summary = String::from("# memzip report\n\n");
+    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    summary.push_str(&geomean_table(&rows));
+    summary.push_str(&bound_section(&rows, memory_bound_utilization));
+    summary.push_str(&analyze_section(&analyzed_programs(&rows)?));
     summary.push_str(&energy_section(&rows));
     summary.push_str(&gpu_energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");

@@ -92,7 +92,7 @@ impl Run {
         Some(self.gpu_total_pj()? * 1e-12 * self.cycles as f64 / hz)
     }
 
-    fn is_baseline(&self) -> bool {
+    pub(crate) fn is_baseline(&self) -> bool {
         self.stats_codec == "none"
     }
 }

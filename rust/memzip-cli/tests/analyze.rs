@@ -274,6 +274,32 @@ fn e2mc_profile_table_drives_the_offline_codec() {
 }
 
 #[test]
+fn e2mc_offline_profiles_each_symbol_length_from_the_trace_itself() {
+    let dir = common::temp_dir("analyze-self-profile");
+    let trace = dir.join("t.mzt");
+    common::write_trace(&trace, RECORDS, 128, true);
+    // What an explicit table of each length, profiled from the same trace, gives.
+    let with_table = |bits: u32| {
+        let table = profile(&[&trace], &ProfileOptions::new(bits)).unwrap().table;
+        let mut options = AnalyzeOptions::new(vec![format!("e2mc{bits}")]);
+        options.e2mc_table = Some(OfflineTable::parse(table.to_json()).unwrap());
+        options.shannon_bits = vec![];
+        analyze(&[&trace], &options).unwrap()[0].codecs[0].clone()
+    };
+    let mut options = AnalyzeOptions::new(vec!["e2mc16".into(), "e2mc8".into(), "bdi".into()]);
+    options.e2mc_self_profile = true;
+    options.shannon_bits = vec![];
+    let analysis = &analyze(&[&trace], &options).unwrap()[0];
+    for (index, bits) in [(0, 16), (1, 8)] {
+        let result = &analysis.codecs[index];
+        assert!(result.offline_table && result.sampling_ended_after_blocks.is_none(), "e2mc{bits}");
+        assert!(result.compressed_blocks > 0, "e2mc{bits} compresses the trace it was profiled on");
+        assert_eq!(result, &with_table(bits), "e2mc{bits}");
+    }
+    assert!(!analysis.codecs[2].offline_table);
+}
+
+#[test]
 fn cli_profiles_then_analyzes_offline() {
     let dir = common::temp_dir("analyze-profile-cli");
     let trace = dir.join("t.mzt");

@@ -22,7 +22,7 @@ fn geomean_of_ratios() {
 #[test]
 fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
-    let written = write_report(fixtures(), &out).unwrap();
+    let written = write_report(fixtures(), &out, 0.5).unwrap();
     assert_eq!(written.len(), 10);
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4;
@@ -43,7 +43,7 @@ fn summary_has_per_codec_geomeans_and_every_run() {
 #[test]
 fn figures_have_title_axis_label_legend_and_bars() {
     let out = common::temp_dir("report-figures");
-    write_report(fixtures(), &out).unwrap();
+    write_report(fixtures(), &out, 0.5).unwrap();
     let svg = fs::read_to_string(out.join("effective_cr.svg")).unwrap();
     for needle in ["Effective compression ratio (at MAG)", "effective CR (x)", ">mag_bdi<", ">geomean<", "stroke-dasharray"] {
         assert!(svg.contains(needle), "missing {needle}");
@@ -79,4 +79,62 @@ fn bars_scale_to_a_round_axis() {
 fn an_empty_results_dir_is_an_error() {
     let out = common::temp_dir("report-empty");
     assert!(run_dirs(&out).unwrap_err().contains("no run directories"));
+}
+
+#[test]
+fn memory_bound_programs_get_their_own_geomeans() {
+    // vecadd's none run: DRAM utilisation 0.5125; bfs's stats carry none.
+    let out = common::temp_dir("report-bound");
+    write_report(fixtures(), &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."), "{summary}");
+    let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
+    assert!(section.contains("| bdi | "), "{section}");
+    assert!(!section[..section.find("## Energy").unwrap_or(section.len())].contains("| mag_bdi |"), "bfs is not in it");
+    assert!(!summary.contains("### Not memory-bound"), "no program below the threshold");
+
+    let out = common::temp_dir("report-bound-high");
+    write_report(fixtures(), &out, 0.6).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: none. Not memory-bound: vecadd (0.51)."), "{summary}");
+    assert!(summary.contains("### Not memory-bound") && !summary.contains("### Memory-bound"));
+}
+
+/// Copies the fixture runs into a fresh directory (tests add files to it).
+fn fixture_copy(name: &str) -> std::path::PathBuf {
+    let root = common::temp_dir(name);
+    for run in fs::read_dir(fixtures()).unwrap().flatten() {
+        let to = root.join(run.file_name());
+        fs::create_dir_all(&to).unwrap();
+        for file in fs::read_dir(run.path()).unwrap().flatten() {
+            fs::copy(file.path(), to.join(file.file_name())).unwrap();
+        }
+    }
+    root
+}
+
+#[test]
+fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
+    use memzip_cli::analyze::{analyze, AnalyzeOptions};
+    let runs = fixture_copy("report-analyze-runs");
+    let trace = runs.join("t.mzt");
+    common::write_trace(&trace, 300, 128, false);
+    let mut options = AnalyzeOptions::new(vec!["bdi".into(), "e2mc16".into()]);
+    options.e2mc_self_profile = true;
+    options.shannon_bits = vec![];
+    let analysis = analyze(&[&trace], &options).unwrap();
+    let json = serde_json::json!({ "traces": analysis });
+    fs::write(runs.join("vecadd-none/analyze.json"), json.to_string()).unwrap();
+
+    let out = common::temp_dir("report-analyze");
+    write_report(&runs, &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = &summary[summary.find("## Every codec on the stored blocks").expect("the analyze section")..];
+    assert!(section.contains("| program | bdi | e2mc16 |"), "{section}");
+    let cr = |i: usize| format!("{:.3}", analysis[0].codecs[i].effective_compression_ratio.unwrap());
+    let row = format!("| vecadd | {} | {} |", cr(0), cr(1));
+    assert!(section.contains(&row), "{row} not in:\n{section}");
+    // One program: its values are the geometric means.
+    assert!(section.contains(&format!("| geomean | {} | {} |", cr(0), cr(1))), "{section}");
+    assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
 }

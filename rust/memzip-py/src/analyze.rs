@@ -51,7 +51,7 @@ fn check_trace(path: &PathBuf, options: &AnalyzeOptions) -> PyResult<()> {
 #[pyo3(signature = (
     paths, codecs=None, mag_bytes=32, include_reads=false, sample_blocks=DEFAULT_SAMPLE_BLOCKS,
     e2mc_table=None, verify=false, shannon_bits=Vec::new(), shannon_max_distinct=DEFAULT_MAX_DISTINCT,
-    chunk_blocks=DEFAULT_CHUNK_BLOCKS
+    chunk_blocks=DEFAULT_CHUNK_BLOCKS, e2mc_offline=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn analyze_json(
@@ -66,6 +66,7 @@ fn analyze_json(
     shannon_bits: Vec<u32>,
     shannon_max_distinct: usize,
     chunk_blocks: usize,
+    e2mc_offline: bool,
 ) -> PyResult<String> {
     guard(|| {
         // As the CLI: no list means every codec; a list entry may hold
@@ -82,6 +83,7 @@ fn analyze_json(
         options.shannon_bits = shannon_bits;
         options.shannon_max_distinct = shannon_max_distinct;
         options.chunk_blocks = chunk_blocks.max(1);
+        options.e2mc_self_profile = e2mc_offline;
         if let Some(path) = &e2mc_table {
             options.e2mc_table = Some(load_table(path)?);
         }
@@ -99,6 +101,7 @@ fn analyze_json(
             include_reads: options.include_reads,
             sample_blocks: options.sample_blocks,
             e2mc_table: e2mc_table.as_ref().map(|p| p.display().to_string()),
+            e2mc_offline: options.e2mc_self_profile,
             shannon_bits: &options.shannon_bits,
             traces: &traces,
         };

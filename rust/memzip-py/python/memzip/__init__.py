@@ -106,6 +106,7 @@ def analyze_report(
     verify: bool = False,
     shannon_bits: Sequence[int] = (),
     chunk_blocks: int = 4096,
+    e2mc_offline: bool = False,
 ) -> dict:
     """``memzip analyze --json`` as a dict: the options and, under
     ``"traces"``, one entry per trace (records by kind, per-codec results,
@@ -122,6 +123,7 @@ def analyze_report(
         verify,
         list(shannon_bits),
         chunk_blocks=chunk_blocks,
+        e2mc_offline=e2mc_offline,
     )
     return json.loads(text)
 
@@ -135,6 +137,7 @@ def analyze(
     sample_blocks: int = DEFAULT_SAMPLE_BLOCKS,
     e2mc_table: Optional[PathLike] = None,
     verify: bool = False,
+    e2mc_offline: bool = False,
     as_frame: bool = True,
 ) -> Any:
     """Every codec evaluated offline on the blocks of traces: ``memzip
@@ -144,7 +147,9 @@ def analyze(
     ``--codecs``); default every registered codec. Write-backs and copies are
     analysed (``include_reads`` adds reads); online E2MC sampling ends after
     ``sample_blocks`` blocks unless ``e2mc_table`` (a ``memzip e2mc-profile``
-    table) is given; ``verify`` decompresses every block.
+    table) is given or ``e2mc_offline`` (each E2MC codec starts from a table
+    profiled from the trace itself, paper 000 Fig. 9a); ``verify``
+    decompresses every block.
 
     Columns: ``trace, block_bytes, mag, records_read, records_write,
     records_memcpy`` then the CLI's per-codec fields (``codec, blocks,
@@ -163,6 +168,7 @@ def analyze(
         sample_blocks=sample_blocks,
         e2mc_table=e2mc_table,
         verify=verify,
+        e2mc_offline=e2mc_offline,
     )
     rows = []
     for trace in report["traces"]:

@@ -131,5 +131,6 @@ def analyze_json(
     shannon_bits: Sequence[int] = ...,
     shannon_max_distinct: int = ...,
     chunk_blocks: int = ...,
+    e2mc_offline: bool = False,
 ) -> str: ...
 def load_run_rows(paths: Sequence[str]) -> List[dict]: ...
