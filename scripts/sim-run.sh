@@ -16,6 +16,15 @@
 #                     groups runs by (default: the program's name and arguments)
 #   --version V       simulator version (default dev, or v3.2.1; *-baseline: unpatched,
 #                     --codec none only, no stats.json)
+#   --power           the simulator's own power model (also MEMZIP_POWER=1):
+#                     GPUWattch on v3.2.1, AccelWattch on dev. Copies the
+#                     simulator's GTX480 GPUWattch XML into RUN_DIR as
+#                     gpuwattch_gtx580.xml, applies gpgpu-sim-patch/<version>/
+#                     power/gpuwattch_gtx580.xml.patch (our GTX580 changes) and
+#                     sets -power_simulation_enabled 1; the report
+#                     (gpgpusim_power_report__*.log on v3.2.1,
+#                     accelwattch_power_report.log on dev) is what
+#                     `memzip table` and `memzip power` read.
 #
 # Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.
 # The simulator must be built with the memzip hooks (scripts/build-sim.sh).
@@ -29,6 +38,7 @@ version=${MEMZIP_GPGPUSIM_VERSION:-dev}
 config=""
 expect=""
 label=""
+power=${MEMZIP_POWER:-0}
 extra=()
 while (($#)); do
     case $1 in
@@ -39,6 +49,7 @@ while (($#)); do
         --expect) expect=${2:?--expect needs a regex}; shift 2 ;;
         --label) label=${2:?--label needs a text}; shift 2 ;;
         --version) version=${2:?--version needs a value}; shift 2 ;;
+        --power) power=1; shift ;;
         --) shift; break ;;
         *) die "unknown argument '$1' (see the header of scripts/sim-run.sh)" ;;
     esac
@@ -55,12 +66,38 @@ program=$(command -v "$1" || true)
 program=$(realpath "$program")
 shift
 [[ -n "$label" ]] || label="$(basename "$program") $*"
+[[ "$power" == 0 || "$power" == 1 ]] || die "MEMZIP_POWER=$power: use 0 or 1"
+
+# The power model's option naming its XML, and the upstream XML our GTX580
+# patch applies to (in the built simulator tree: never committed here).
+power_xml_option() {
+    case ${GPGPUSIM_TAG%-baseline} in
+        v3.2.1) echo "-gpuwattch_xml_file" ;;
+        dev-6b244a5) echo "-accelwattch_xml_file" ;;
+        *) die "--power: no power model known for gpgpu-sim $GPGPUSIM_TAG; memzip's own energy model is in stats.json" ;;
+    esac
+}
+power_xml_source() {
+    case ${GPGPUSIM_TAG%-baseline} in
+        v3.2.1) echo "$GPGPUSIM_SRC/configs/GTX480/gpuwattch_gtx480.xml" ;;
+        dev-6b244a5) echo "$GPGPUSIM_SRC/configs/tested-cfgs/SM2_GTX480/gpuwattch_gtx480.xml" ;;
+    esac
+}
 
 step "sim-run: prepare $out"
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
 cp "$config"/* "$out"/
+if ((power)); then
+    power_xml_option >/dev/null
+    xml=$(power_xml_source)
+    xml_patch="$MEMZIP_ROOT/gpgpu-sim-patch/${GPGPUSIM_TAG%-baseline}/power/gpuwattch_gtx580.xml.patch"
+    [[ -f "$xml" ]] || die "--power: $xml missing (build the simulator: scripts/build-sim.sh --version ${GPGPUSIM_TAG%-baseline})"
+    cp "$xml" "$out/gpuwattch_gtx580.xml"
+    patch --quiet --no-backup-if-mismatch "$out/gpuwattch_gtx580.xml" "$xml_patch" ||
+        die "--power: $xml_patch does not apply to $xml"
+fi
 {
     echo
     echo "# run options (scripts/sim-run.sh)"
@@ -70,6 +107,10 @@ cp "$config"/* "$out"/
     else
         echo "-memzip_codec $codec"
         echo "-memzip_stats_json $out/stats.json"
+    fi
+    if ((power)); then
+        echo "-power_simulation_enabled 1"
+        echo "$(power_xml_option) gpuwattch_gtx580.xml"
     fi
     for line in "${extra[@]}"; do echo "$line"; done
 } >>"$out/gpgpusim.config"

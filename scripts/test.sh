@@ -8,7 +8,8 @@
 #     (installed with apt when missing; one SKIP line where it cannot run).
 #  3. Simulator: our CUDA programs under gpgpu-sim with memzip, when a
 #     simulator source is available; otherwise one SKIP line says what is missing.
-#     The same hooks on gpgpu-sim v3.2.1 (the papers' version).
+#     The same hooks on gpgpu-sim v3.2.1 (the papers' version). The simulators'
+#     power models (GPUWattch, AccelWattch) with memzip's energy added.
 #  4. Benchmarks: our input generators and output checkers, then a subset of
 #     the real benchmarks at the tiny preset, per suite whose source is
 #     available (one SKIP line per missing suite).
@@ -32,6 +33,9 @@ bash tests/sim/run.sh
 
 echo "== Simulator tests on gpgpu-sim v3.2.1"
 bash tests/sim/v321.sh
+
+echo "== Simulator power model tests (GPUWattch on v3.2.1, AccelWattch on dev)"
+bash tests/sim/power.sh
 
 echo "== Benchmark tests"
 bash tests/bench/run.sh

@@ -2,6 +2,7 @@
 //!
 //! - [`analyze`]: offline codec evaluation of `-memzip_trace` files.
 //! - [`profile`]: E2MC code tables from traces (offline mode).
+//! - [`power`]: whole-GPU energy from the simulator's power model report.
 //! - [`shannon`]: the Shannon bound per symbol length, streaming.
 //! - [`table`]: the comparison table of simulator run directories.
 //! - [`sweep`]: a grid of simulator runs, local and resumable.
@@ -10,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+pub mod power;
 pub mod profile;
 pub mod report;
 pub mod shannon;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
+use memzip_cli::power;
 use memzip_cli::profile::{self, ProfileOptions};
 use memzip_cli::shannon;
 use memzip_cli::slurm;
@@ -30,6 +31,9 @@ enum Command {
     E2mcProfile(ProfileArgs),
     /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
     Table(TableArgs),
+    /// Whole-GPU energy of runs made with the simulator's power model on
+    /// (`scripts/sim-run.sh --power`): JSON, one object per run.
+    Power(PowerArgs),
     /// Run a grid of simulations (programs x codecs x option sets); resumable.
     Sweep(SweepArgs),
     /// Tables (markdown, CSV) and SVG figures of a directory of runs.
@@ -38,6 +42,13 @@ enum Command {
     /// [--set LINE]...`, `table [RUN_DIR...]` (scripts/bench.sh of the
     /// repository around the current directory).
     Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct PowerArgs {
+    /// Run directories (sim.log, stats.json and the power model's report).
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -428,6 +439,17 @@ fn sweep_on_slurm(args: &SweepArgs, runs: &[sweep::Run], cwd: &std::path::Path) 
 /// Hands the arguments to the repository's `scripts/bench.sh`: the
 /// manifests, generators and checks are shell and Python, so the script is
 /// the one implementation and this is only its front door.
+fn run_power(args: PowerArgs) -> Result<(), String> {
+    let summaries = args
+        .runs
+        .iter()
+        .map(|dir| table::load_run(dir).and_then(|run| power::summary(&run)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let text = serde_json::to_string_pretty(&summaries).map_err(|e| format!("power: {e}"))?;
+    println!("{text}");
+    Ok(())
+}
+
 fn run_bench(args: BenchArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let repo = sweep::find_repo(&cwd)
@@ -465,6 +487,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => run_analyze(args),
         Command::E2mcProfile(args) => run_profile(args),
         Command::Table(args) => run_table(args),
+        Command::Power(args) => run_power(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Report(args) => run_report(args),
         Command::Bench(args) => run_bench(args),

@@ -267,6 +267,40 @@ fn energy_section(rows: &[Row]) -> String {
     out
 }
 
+/// Each run's whole-GPU energy, when it ran with the simulator's power model
+/// (`crate::power`): the model's energy, its DRAM part, plus memzip's codec
+/// and metadata-cache energy, as paper 000 Fig. 13 reports energy and EDP.
+fn gpu_energy_section(rows: &[Row]) -> String {
+    let with_power: Vec<&Row> = rows.iter().filter(|r| r.run.gpu_power.is_some()).collect();
+    if with_power.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Whole-GPU energy\n\nThe simulator's power model (GPUWattch on v3.2.1, AccelWattch on dev; \
+         GTX480 XML patched for the GTX580, see README) plus memzip's codec and metadata-cache energy. \
+         EDP = energy x simulated time.\n\n| program | codec | model | GPU uJ | GPU DRAM uJ | total uJ \
+         | energy % of none | EDP % of none |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let micro = |pj: Option<f64>| pj.map_or("-".to_string(), |pj| format!("{:.3}", pj / 1e6));
+    let percent = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    for row in with_power {
+        let Some(g) = row.run.gpu_power.as_ref() else { continue };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.run.program.as_deref().unwrap_or("-"),
+            row.run.label,
+            g.model.name(),
+            micro(Some(g.gpu_pj)),
+            micro(Some(g.dram_pj)),
+            micro(row.run.gpu_total_pj()),
+            percent(row.gpu_energy_percent_of_none),
+            percent(row.gpu_edp_percent_of_none)
+        );
+    }
+    out
+}
+
 /// A row's value of one metric (None when the run lacks it).
 type Metric = fn(&Row) -> Option<f64>;
 
@@ -491,6 +525,7 @@ pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
     summary.push_str(&analyze_section(&analyzed_programs(&rows)?));
     summary.push_str(&energy_section(&rows));
+    summary.push_str(&gpu_energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");

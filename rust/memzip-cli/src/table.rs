@@ -15,6 +15,10 @@
 //! program form one group). Energy is `total.energy` (memzip's model: DRAM,
 //! codec and metadata cache, `memzip::mc::energy`), absent in stats of
 //! older builds; EDP is that energy times `cycles / total.energy.core_hz`.
+//! With the simulator's power model on (`scripts/sim-run.sh --power`, see
+//! [`crate::power`]) the run also has whole-GPU energy: the power model's
+//! energy plus memzip's codec and metadata-cache energy ("GPU total"), and
+//! its EDP, each also relative to the `none` run.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -22,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::power::{self, GpuEnergy};
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// What the table shows of one run directory.
@@ -49,6 +54,8 @@ pub struct Run {
     pub wall_seconds: Option<f64>,
     /// Energy by component, when the stats carry it.
     pub energy: Option<RunEnergy>,
+    /// Whole-GPU energy from the simulator's power model, when it was on.
+    pub gpu_power: Option<GpuEnergy>,
 }
 
 /// A run's energy (pJ) by component, from `total.energy` of `stats.json`.
@@ -70,6 +77,21 @@ impl Run {
         Some(energy.total_pj * 1e-12 * self.cycles as f64 / hz)
     }
 
+    /// Whole-GPU energy (pJ): the power model's, plus memzip's codec and
+    /// metadata-cache energy (not in the simulator's model; memzip's DRAM
+    /// energy is, as the power model counts the simulator's DRAM bursts).
+    pub fn gpu_total_pj(&self) -> Option<f64> {
+        let gpu = self.gpu_power.as_ref()?;
+        let memzip_pj = self.energy.map_or(0.0, |e| e.codec_pj + e.metadata_pj);
+        Some(gpu.gpu_pj + memzip_pj)
+    }
+
+    /// Whole-GPU energy-delay product in joule-seconds.
+    pub fn gpu_edp_js(&self) -> Option<f64> {
+        let hz = self.energy?.core_hz.filter(|hz| *hz > 0.0)?;
+        Some(self.gpu_total_pj()? * 1e-12 * self.cycles as f64 / hz)
+    }
+
     pub(crate) fn is_baseline(&self) -> bool {
         self.stats_codec == "none"
     }
@@ -87,6 +109,10 @@ pub struct Row {
     pub energy_percent_of_none: Option<f64>,
     /// Energy-delay product as a percentage of the `none` run's.
     pub edp_percent_of_none: Option<f64>,
+    /// Whole-GPU total energy as a percentage of the `none` run's.
+    pub gpu_energy_percent_of_none: Option<f64>,
+    /// Whole-GPU EDP as a percentage of the `none` run's.
+    pub gpu_edp_percent_of_none: Option<f64>,
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
@@ -177,6 +203,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
 
     let cycles = last_total_cycles(&dir.join("sim.log"))?;
     let energy = run_energy(&stats, &stats_path)?;
+    let gpu_power = power::load(dir, energy.and_then(|e| e.core_hz))?;
 
     let run_path = dir.join("run.json");
     let (mut program, mut label, mut output_ok, mut wall_seconds) = (None, None, None, None);
@@ -207,6 +234,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         output_ok,
         wall_seconds,
         energy,
+        gpu_power,
     })
 }
 
@@ -269,7 +297,17 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
             let total_pj = |r: &Run| r.energy.map(|e| e.total_pj);
             let energy_percent_of_none = percent_of(total_pj(run), baseline.and_then(|b| total_pj(b)));
             let edp_percent_of_none = percent_of(run.edp_js(), baseline.and_then(|b| b.edp_js()));
-            rows.push(Row { run: run.clone(), speedup, dram_percent_of_none, energy_percent_of_none, edp_percent_of_none });
+            let gpu_energy_percent_of_none = percent_of(run.gpu_total_pj(), baseline.and_then(|b| b.gpu_total_pj()));
+            let gpu_edp_percent_of_none = percent_of(run.gpu_edp_js(), baseline.and_then(|b| b.gpu_edp_js()));
+            rows.push(Row {
+                run: run.clone(),
+                speedup,
+                dram_percent_of_none,
+                energy_percent_of_none,
+                edp_percent_of_none,
+                gpu_energy_percent_of_none,
+                gpu_edp_percent_of_none,
+            });
         }
     }
     Ok(rows)
@@ -302,9 +340,11 @@ fn percent_cell(value: Option<f64>) -> String {
     fmt_opt(value, 1) + if value.is_some() { "%" } else { "" }
 }
 
-/// The table's cells, shared by the text and markdown forms.
+/// The table's cells, shared by the text and markdown forms. The whole-GPU
+/// columns appear when some run had the simulator's power model on.
 fn cell_table(rows: &[Row]) -> Table {
-    let mut table = Table::new(&[
+    let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
+    let mut columns = vec![
         ("program", Align::Left),
         ("run", Align::Left),
         ("cycles", Align::Right),
@@ -321,10 +361,14 @@ fn cell_table(rows: &[Row]) -> Table {
         ("verify chk/fail", Align::Right),
         ("output", Align::Left),
         ("wall s", Align::Right),
-    ]);
+    ];
+    if with_gpu_power {
+        columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
+    }
+    let mut table = Table::new(&columns);
     for row in rows {
         let run = &row.run;
-        table.push(vec![
+        let mut cells = vec![
             run.program.clone().unwrap_or_else(|| "-".to_string()),
             run.label.clone(),
             run.cycles.to_string(),
@@ -341,7 +385,15 @@ fn cell_table(rows: &[Row]) -> Table {
             verify_cell(run),
             output_cell(run.output_ok),
             fmt_opt(run.wall_seconds, 1),
-        ]);
+        ];
+        if with_gpu_power {
+            cells.extend([
+                fmt_opt(run.gpu_total_pj().map(|pj| pj / 1e6), 3),
+                percent_cell(row.gpu_energy_percent_of_none),
+                percent_cell(row.gpu_edp_percent_of_none),
+            ]);
+        }
+        table.push(cells);
     }
     table
 }
@@ -382,6 +434,12 @@ pub fn render_csv(rows: &[Row]) -> String {
         "energy_percent_of_none",
         "edp_js",
         "edp_percent_of_none",
+        "gpu_energy_pj",
+        "gpu_dram_energy_pj",
+        "gpu_total_energy_pj",
+        "gpu_total_energy_percent_of_none",
+        "gpu_edp_js",
+        "gpu_edp_percent_of_none",
     ];
     let mut out = csv_line(&header.map(String::from));
     for row in rows {
@@ -409,6 +467,12 @@ pub fn render_csv(rows: &[Row]) -> String {
             number(row.energy_percent_of_none),
             number(run.edp_js()),
             number(row.edp_percent_of_none),
+            number(run.gpu_power.as_ref().map(|g| g.gpu_pj)),
+            number(run.gpu_power.as_ref().map(|g| g.dram_pj)),
+            number(run.gpu_total_pj()),
+            number(row.gpu_energy_percent_of_none),
+            number(run.gpu_edp_js()),
+            number(row.gpu_edp_percent_of_none),
         ]));
     }
     out
@@ -435,6 +499,7 @@ mod tests {
             output_ok: None,
             wall_seconds: None,
             energy: None,
+            gpu_power: None,
         }
     }
 

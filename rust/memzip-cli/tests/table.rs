@@ -87,17 +87,18 @@ fn prints_csv_at_full_precision() {
         lines[0],
         "program,run,dir,cycles,speedup,dram_bytes,dram_percent_of_none,dram_utilization,raw_cr,effective_cr,mdc_hit_rate,\
          verify_checked,verify_failures,output_ok,wall_seconds,energy_pj,dram_energy_pj,codec_energy_pj,\
-         metadata_energy_pj,energy_percent_of_none,edp_js,edp_percent_of_none"
+         metadata_energy_pj,energy_percent_of_none,edp_js,edp_percent_of_none,gpu_energy_pj,gpu_dram_energy_pj,\
+         gpu_total_energy_pj,gpu_total_energy_percent_of_none,gpu_edp_js,gpu_edp_percent_of_none"
     );
     let edp = |pj: f64, cycles: f64| pj * 1e-12 * cycles / 822e6;
     assert_eq!(
         lines[1],
-        format!("vecadd,none,tests/fixtures/runs/vecadd-none,100000,1,786432,100,0.5125,1,1,,0,0,true,12.5,1000000,1000000,0,0,100,{},100", edp(1e6, 1e5))
+        format!("vecadd,none,tests/fixtures/runs/vecadd-none,100000,1,786432,100,0.5125,1,1,,0,0,true,12.5,1000000,1000000,0,0,100,{},100,,,,,,", edp(1e6, 1e5))
     );
     assert_eq!(
         lines[2],
         format!(
-            "vecadd,bdi,tests/fixtures/runs/vecadd-bdi,80000,1.25,611072,{},0.4375,{},{},0.9,6144,0,true,13.25,800000,780000,15000,5000,80,{},{}",
+            "vecadd,bdi,tests/fixtures/runs/vecadd-bdi,80000,1.25,611072,{},0.4375,{},{},0.9,6144,0,true,13.25,800000,780000,15000,5000,80,{},{},,,,,,",
             100.0 * 611072.0 / 786432.0,
             2048.0 / 1536.0,
             4.0 / 3.0,
@@ -107,7 +108,7 @@ fn prints_csv_at_full_precision() {
     );
     assert_eq!(
         lines[6],
-        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,,,,,,,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
+        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,,,,,,,,,,,,,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
     );
     assert_eq!(lines.len(), 7);
 }
@@ -200,4 +201,77 @@ fn errors_name_the_file_and_what_is_missing() {
     let second = copy_run("vecadd-none", &tmp.join("b"));
     let err = error_of(&[&first, &second]);
     assert!(err.contains("both `none` runs of program vecadd"), "{err}");
+}
+
+/// A GPUWattch report (v3.2.1's format, components shortened) of kernels
+/// at the given (total, DRAMP, IBP) watts.
+fn gpuwattch_report(kernels: &[(f64, f64, f64)]) -> String {
+    kernels
+        .iter()
+        .enumerate()
+        .map(|(i, (total, dram, ibp))| {
+            format!(
+                "kernel_name = k{i} \nkernel_launch_uid = {} \n\nKernel Average Power Data:\ngpu_avg_power = {total}\n\
+                 gpu_avg_IBP, = {ibp}\ngpu_avg_DRAMP, = {dram}\ngpu_avg_CONST_DYNAMICP = 0\ngpu_avg_TOT_INST, = 99\n\n\
+                 Kernel Maximum Power Data:\ngpu_max_power = 1\n\n",
+                i + 1
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn whole_gpu_energy_from_the_power_report() {
+    let tmp = common::temp_dir("table-power");
+    let none = copy_run("vecadd-none", &tmp);
+    let bdi = copy_run("vecadd-bdi", &tmp);
+    // Two kernels each (sim.log: 50000 + 50000 cycles under none, 40000 + 40000 under bdi), 822 MHz.
+    std::fs::write(none.join("gpgpusim_power_report__Mon-1.log"), gpuwattch_report(&[(50.0, 30.0, 20.0), (40.0, 30.0, 10.0)]))
+        .unwrap();
+    std::fs::write(bdi.join("gpgpusim_power_report__Mon-2.log"), gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]))
+        .unwrap();
+    let rows = load_rows(&[none.clone(), bdi.clone()]).unwrap();
+    let us = |cycles: f64| cycles / 822e6 * 1e12; // pJ per watt
+    let none_gpu = 50.0 * us(5e4) + 40.0 * us(5e4);
+    let bdi_gpu = 90.0 * us(4e4);
+    let g = rows[0].run.gpu_power.as_ref().unwrap();
+    assert!((g.gpu_pj - none_gpu).abs() < 1e-3 && (g.dram_pj - 30.0 * us(1e5)).abs() < 1e-3, "{g:?}");
+    // bdi adds memzip's codec (15000 pJ) and metadata-cache (5000 pJ) energy, not its DRAM energy.
+    let bdi_total = rows[1].run.gpu_total_pj().unwrap();
+    assert!((bdi_total - (bdi_gpu + 20000.0)).abs() < 1e-3, "{bdi_total}");
+    let percent = rows[1].gpu_energy_percent_of_none.unwrap();
+    assert!((percent - 100.0 * (bdi_gpu + 20000.0) / none_gpu).abs() < 1e-9, "{percent}");
+    let edp = rows[1].gpu_edp_percent_of_none.unwrap();
+    assert!((edp - percent * 0.8).abs() < 1e-9, "EDP: energy x 80% of the time, {edp}");
+
+    // The CLI: the text table grows the GPU columns, `memzip power` the JSON.
+    let out = memzip(&["table", none.to_str().unwrap(), bdi.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().next().unwrap().ends_with("GPU uJ  GPU vs none  GPU EDP vs none"), "{text}");
+    let out = memzip(&["power", bdi.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json[0]["model"], "GPUWattch");
+    assert_eq!(json[0]["kernels"], 2);
+    assert_eq!(json[0]["components_pj"]["DRAMP"].as_f64().unwrap().round(), (40.0 * us(4e4)).round());
+
+    // `memzip report` of the two: a whole-GPU section with the same percentages.
+    let report = tmp.join("report");
+    let out = memzip(&["report", tmp.to_str().unwrap(), "-o", report.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let (gpu_uj, dram_uj, total_uj) = (bdi_gpu / 1e6, 40.0 * us(4e4) / 1e6, (bdi_gpu + 20000.0) / 1e6);
+    let line = format!("| vecadd | bdi | GPUWattch | {gpu_uj:.3} | {dram_uj:.3} | {total_uj:.3} | {percent:.1} | {edp:.1} |");
+    assert!(summary.contains("## Whole-GPU energy") && summary.contains(&line), "{summary}");
+
+    // Kernels the report and the log disagree on: one error line naming the report.
+    std::fs::write(bdi.join("gpgpusim_power_report__Mon-2.log"), gpuwattch_report(&[(45.0, 20.0, 25.0)])).unwrap();
+    let err = error_of(&[&bdi]);
+    assert!(err.contains("gpgpusim_power_report__Mon-2.log: 1 kernels, but sim.log has 2"), "{err}");
+    // `memzip power` on a run without the power model says how to get it.
+    let out = memzip(&["power", none.to_str().unwrap()]);
+    std::fs::remove_file(none.join("gpgpusim_power_report__Mon-1.log")).unwrap();
+    assert!(out.status.success());
+    let out = memzip(&["power", none.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no power report (run with scripts/sim-run.sh --power"));
 }

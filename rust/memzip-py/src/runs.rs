@@ -63,6 +63,12 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("energy_percent_of_none", row.energy_percent_of_none)?;
                 dict.set_item("edp_js", run.edp_js())?;
                 dict.set_item("edp_percent_of_none", row.edp_percent_of_none)?;
+                dict.set_item("gpu_energy_pj", run.gpu_power.as_ref().map(|g| g.gpu_pj))?;
+                dict.set_item("gpu_dram_energy_pj", run.gpu_power.as_ref().map(|g| g.dram_pj))?;
+                dict.set_item("gpu_total_energy_pj", run.gpu_total_pj())?;
+                dict.set_item("gpu_total_energy_percent_of_none", row.gpu_energy_percent_of_none)?;
+                dict.set_item("gpu_edp_js", run.gpu_edp_js())?;
+                dict.set_item("gpu_edp_percent_of_none", row.gpu_edp_percent_of_none)?;
                 Ok(dict)
             })
             .collect()
