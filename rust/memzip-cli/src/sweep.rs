@@ -439,8 +439,12 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;
     let bar = progress_bar(todo.len());
     let finished = AtomicUsize::new(0);
+    // par_bridge: the workers take runs in the spec's order as each becomes free
+    // (a par_iter would split the list, starting its second half at once), so a
+    // spec's order is the order runs start in.
     let results: Vec<Result<(String, bool), String>> = pool.install(|| {
-        todo.par_iter()
+        todo.iter()
+            .par_bridge()
             .map(|run| {
                 let start = Instant::now();
                 let ok = run_one(runners, run, out)?;
@@ -466,6 +470,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
             (id, false) => outcome.failed.push(id),
         }
     }
+    outcome.failed.sort();  // finishing order varies; the outcome does not
     Ok(outcome)
 }
 

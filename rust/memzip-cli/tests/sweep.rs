@@ -355,3 +355,35 @@ fn a_failure_line_says_why() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.lines().any(|l| l.starts_with("[1/1] ints-bad FAILED: bad codec (")), "{stderr}");
 }
+
+#[test]
+fn runs_start_in_the_spec_order() {
+    // Each run records its codec when it starts, then sleeps; with -j 2 the
+    // i-th run to start is the spec's i-th, give or take one (two start at once).
+    let dir = common::temp_dir("sweep-order");
+    let runner = dir.join("order.sh");
+    fs::write(
+        &runner,
+        "#!/usr/bin/env bash\nwhile (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n\
+         echo \"$c\" >> \"$STARTS\"; sleep 0.3; mkdir -p \"$o\"; echo '{}' > \"$o/run.json\"\n",
+    )
+    .unwrap();
+    let codecs = ["none", "bdi", "mag_bdi", "fpc", "cpack", "cpack_z", "e2mc16", "bpc"];
+    let spec = dir.join("spec.json");
+    let list: Vec<String> = codecs.iter().map(|c| format!("\"{c}\"")).collect();
+    fs::write(&spec, format!(r#"{{"runs": [{{"name": "p", "argv": ["x"], "codecs": [{}]}}]}}"#, list.join(", "))).unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    let starts = dir.join("starts");
+    let runners = Runners {
+        program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
+        benchmark: vec!["false".into()],
+    };
+    let outcome = sweep(&runs, &dir.join("out"), &runners, 2).unwrap();
+    assert_eq!(outcome.succeeded, codecs.len());
+    let started: Vec<String> = fs::read_to_string(&starts).unwrap().lines().map(String::from).collect();
+    assert_eq!(started.len(), codecs.len());
+    for (i, codec) in started.iter().enumerate() {
+        let position = codecs.iter().position(|c| c == codec).unwrap();
+        assert!(position.abs_diff(i) <= 1, "run {codec} (spec position {position}) started {i}th: {started:?}");
+    }
+}
