@@ -7,7 +7,8 @@
 #   --codec NAME      -memzip_codec value (none, bdi, mag_bdi, ..., or name:knob=v)
 #   --out RUN_DIR     created (emptied if it exists); receives gpgpusim.config,
 #                     sim.log (simulator + program output), stats.json
-#                     (-memzip_stats_json) and run.json (this run's summary)
+#                     (-memzip_stats_json) and run.json (this run's summary,
+#                     with its simulated cycles: `memzip table` needs no sim.log)
 #   --config DIR      simulator config dir (default: our GTX580-MAG32 config)
 #   --set "-flag v"   one more simulator option line (repeatable)
 #   --expect REGEX    the program's output must match REGEX (grep -E) to count
@@ -146,12 +147,16 @@ if [[ -f "$out/stats.json" ]]; then
 u = json.load(open(sys.argv[1]))["total"].get("dram_bandwidth_utilization")
 print("null" if u is None else u)' "$out/stats.json" 2>/dev/null) || dram_util=null
 fi
+# Simulated cycles (the last gpu_tot_sim_cycle), so a run's small files
+# carry them without sim.log; null when the simulation printed none.
+cycles=$(sed -n 's/^[[:space:]]*gpu_tot_sim_cycle[[:space:]]*=[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$out/sim.log" 2>/dev/null | tail -n 1 || true)
 cat >"$out/run.json" <<EOF
 {
   "codec": $(json_string "$codec"),
   "program": $(json_string "$label"),
   "simulator": $(json_string "$GPGPUSIM_TAG"),
   "exit_status": $status,
+  "cycles": ${cycles:-null},
   "wall_seconds": $wall,
   "cpu_seconds": $cpu,
   "dram_bandwidth_utilization": $dram_util,

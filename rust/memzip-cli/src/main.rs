@@ -68,7 +68,7 @@ struct ReportArgs {
     /// A program counts as memory-bound when its `none` run's DRAM bandwidth
     /// utilisation is at least this (0 to 1); the summary gives the geometric
     /// means of memory-bound programs and of the others apart.
-    #[arg(long, default_value_t = 0.5, value_parser = parse_share)]
+    #[arg(long, default_value_t = 0.4, value_parser = parse_share)]
     memory_bound_util: f64,
 }
 

@@ -155,6 +155,19 @@ fn optional<'a, T>(
 }
 
 /// The last `gpu_tot_sim_cycle = N` of a simulator log.
+/// A run's simulated cycles: the simulator's log when the run directory has
+/// it, else `run.json`'s `cycles` (a run committed without its large log).
+fn run_cycles(dir: &Path) -> Result<u64, String> {
+    let log = dir.join("sim.log");
+    let run_path = dir.join("run.json");
+    if log.exists() || !run_path.exists() {
+        return last_total_cycles(&log);
+    }
+    read_json(&run_path)?["cycles"].as_u64().ok_or_else(|| {
+        format!("{}: no sim.log next to it and no \"cycles\" (a count) in {}", dir.display(), run_path.display())
+    })
+}
+
 pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
     let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
     let mut last = None;
@@ -201,7 +214,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
 
-    let cycles = last_total_cycles(&dir.join("sim.log"))?;
+    let cycles = run_cycles(dir)?;
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = power::load(dir, energy.and_then(|e| e.core_hz))?;
 

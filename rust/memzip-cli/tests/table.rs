@@ -275,3 +275,19 @@ fn whole_gpu_energy_from_the_power_report() {
     let out = memzip(&["power", none.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no power report (run with scripts/sim-run.sh --power"));
 }
+
+#[test]
+fn a_committed_run_without_its_log_takes_the_cycles_from_run_json() {
+    // A study commits run.json and stats.json, not the large sim.log.
+    let dir = common::temp_dir("table-no-log");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture("vecadd-bdi"));
+    std::fs::copy(source.join("stats.json"), dir.join("stats.json")).unwrap();
+    let run = r#"{"codec": "bdi", "program": "vecadd", "cycles": 80000, "output_ok": true}"#;
+    std::fs::write(dir.join("run.json"), run).unwrap();
+    let without_log = load_run(&dir).unwrap();
+    assert_eq!(without_log.cycles, 80000);
+    assert_eq!(without_log.effective_cr, load_run(&source).unwrap().effective_cr);
+    std::fs::write(dir.join("run.json"), r#"{"codec": "bdi"}"#).unwrap();
+    let err = load_run(&dir).unwrap_err();
+    assert!(err.contains("no sim.log") && err.contains("\"cycles\""), "{err}");
+}

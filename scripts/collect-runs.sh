@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Copies the small files of finished runs into a results directory that is
+# committed, so a study (or a `memzip sweep` resumed on another machine) has
+# them without the large ones (sim.log, traces, the simulator's dumps).
+#
+#   scripts/collect-runs.sh FROM_DIR TO_DIR
+#
+# FROM_DIR holds run directories (a `memzip sweep --out` directory); each
+# finished one (run.json present; not .tmp-* or *.failed) is copied to
+# TO_DIR/<id>/ with: run.json, stats.json, bench.json, check.log,
+# analyze.json, analyze.txt (whichever exist). `memzip table` and `memzip
+# report` read such a directory: the cycles are in run.json (`cycles`, filled
+# in here from sim.log for runs made before sim-run.sh wrote it). A run already
+# in TO_DIR is left as it is. `memzip sweep SPEC --out TO_DIR` then skips the
+# collected runs.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+(($# == 2)) || die "usage: collect-runs.sh FROM_DIR TO_DIR"
+from=$1 to=$2
+[[ -d "$from" ]] || die "FROM_DIR '$from' is not a directory"
+mkdir -p "$to"
+
+collected=0
+for run in "$from"/*/; do
+    run=${run%/}
+    id=$(basename "$run")
+    [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
+    [[ ! -e "$to/$id" ]] || continue
+    mkdir -p "$to/.collect-$id"
+    for file in run.json stats.json bench.json check.log analyze.json analyze.txt; do
+        [[ ! -f "$run/$file" ]] || cp "$run/$file" "$to/.collect-$id/$file"
+    done
+    python3 - "$to/.collect-$id/run.json" "$run/sim.log" <<'EOF'
+import json, re, sys
+path, log = sys.argv[1], sys.argv[2]
+run = json.load(open(path))
+if run.get("cycles") is None:
+    try:
+        cycles = re.findall(r"^\s*gpu_tot_sim_cycle\s*=\s*(\d+)\s*$", open(log, errors="replace").read(), re.M)
+    except FileNotFoundError:
+        cycles = []
+    if cycles:
+        run["cycles"] = int(cycles[-1])
+        open(path, "w").write(json.dumps(run, indent=2) + "\n")
+EOF
+    mv "$to/.collect-$id" "$to/$id"
+    collected=$((collected + 1))
+done
+log "collected $collected run(s) into $to"
