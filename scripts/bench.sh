@@ -238,7 +238,12 @@ trace_of() {
 analyze_trace() {
     [[ -f "$1" ]] || return 0
     step "memzip analyze of this run's trace"
-    "$(memzip_cli)" analyze "$1" --e2mc-offline --json "$OUT/analyze.json" >"$OUT/analyze.txt" ||
+    local cli trace=$1
+    cli=$(memzip_cli)
+    # From inside the run directory, so the files name the trace relative to it
+    # (they are committed: no path of this machine in them).
+    [[ "$(dirname "$trace")" != "$OUT" ]] || trace=$(basename "$trace")
+    (cd "$OUT" && "$cli" analyze "$trace" --e2mc-offline --json analyze.json >analyze.txt) ||
         die "memzip analyze of $1 failed"
 }
 

@@ -34,7 +34,14 @@ for run in "$from"/*/; do
     done
     python3 - "$to/.collect-$id/run.json" "$run/sim.log" <<'EOF'
 import json, re, sys
+from pathlib import Path
 path, log = sys.argv[1], sys.argv[2]
+# analyze files of runs made before bench.sh analysed from inside the run
+# directory name the trace by its absolute path: keep only its name.
+for name in ("analyze.json", "analyze.txt"):
+    f = Path(path).with_name(name)
+    if f.is_file():
+        f.write_text(re.sub(r"/[^\s\"]*/([^/\s\"]+\.zst)", r"\1", f.read_text()))
 run = json.load(open(path))
 if run.get("cycles") is None:
     try:
