@@ -8,7 +8,7 @@
 # FROM_DIR holds run directories (a `memzip sweep --out` directory); each
 # finished one (run.json present; not .tmp-* or *.failed) is copied to
 # TO_DIR/<id>/ with: run.json, stats.json, bench.json, check.log,
-# analyze.json, analyze.txt (whichever exist). `memzip table` and `memzip
+# analyze.json, analyze.txt and the power model's report (whichever exist). `memzip table` and `memzip
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
 # in here from sim.log for runs made before sim-run.sh wrote it). A run already
 # in TO_DIR is left as it is. `memzip sweep SPEC --out TO_DIR` then skips the
@@ -29,7 +29,9 @@ for run in "$from"/*/; do
     [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
     [[ ! -e "$to/$id" ]] || continue
     mkdir -p "$to/.collect-$id"
-    for file in run.json stats.json bench.json check.log analyze.json analyze.txt; do
+    for file in run.json stats.json bench.json check.log analyze.json analyze.txt \
+        "$run"/gpgpusim_power_report__*.log "$run"/accelwattch_power_report.log; do
+        file=$(basename "$file")
         [[ ! -f "$run/$file" ]] || cp "$run/$file" "$to/.collect-$id/$file"
     done
     python3 - "$to/.collect-$id/run.json" "$run/sim.log" <<'EOF'

@@ -17,7 +17,8 @@
 #                     groups runs by (default: the program's name and arguments)
 #   --version V       simulator version (default dev, or v3.2.1; *-baseline: unpatched,
 #                     --codec none only, no stats.json)
-#   --power           the simulator's own power model (also MEMZIP_POWER=1):
+#   --power           the simulator's own power model (also MEMZIP_POWER=1, or
+#                     --set "-power_simulation_enabled 1" as sweep specs give it):
 #                     GPUWattch on v3.2.1, AccelWattch on dev. Copies the
 #                     simulator's GTX480 GPUWattch XML into RUN_DIR as
 #                     gpuwattch_gtx580.xml, applies gpgpu-sim-patch/<version>/
@@ -46,7 +47,15 @@ while (($#)); do
         --codec) codec=${2:?--codec needs a value}; shift 2 ;;
         --out) out=${2:?--out needs a directory}; shift 2 ;;
         --config) config=${2:?--config needs a directory}; shift 2 ;;
-        --set) extra+=("${2:?--set needs an option line}"); shift 2 ;;
+        --set)
+            # The power model's switch as an option line (the form sweep specs
+            # use) is --power: the model also needs its XML set up below.
+            if [[ "${2:-}" =~ ^-power_simulation_enabled[[:space:]]+1[[:space:]]*$ ]]; then
+                power=1
+            else
+                extra+=("${2:?--set needs an option line}")
+            fi
+            shift 2 ;;
         --expect) expect=${2:?--expect needs a regex}; shift 2 ;;
         --label) label=${2:?--label needs a text}; shift 2 ;;
         --version) version=${2:?--version needs a value}; shift 2 ;;

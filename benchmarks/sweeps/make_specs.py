@@ -184,6 +184,23 @@ def sens_bases():
     return [entry(b, ["none", "mag_bdi", "mag_bdi:bases=8+4+2"], [VERIFY]) for b in MEMORY_BOUND]
 
 
+# Paper 000 Fig. 13 (whole-GPU energy and EDP, GPUWattch on v3.2.1) and paper 004 Fig. 7
+# (energy with the adaptive selector): the cheapest memory-bound benchmarks on the papers'
+# simulator with its power model (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1).
+ENERGY_BENCHMARKS = ["cuda-samples/fastWalshTransform", "cuda-samples/scan", "rodinia/srad_v2", "cuda-samples/transpose"]
+POWER = "-power_simulation_enabled 1"
+
+
+def energy_v321():
+    runs = []
+    for b in ENERGY_BENCHMARKS:
+        runs.append(entry(b, ["none"], [VERIFY, POWER, "-memzip_trace trace.zst"]))
+        runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, POWER, OFFLINE]))
+        runs.append(entry(b, [E2MC16_ONLINE], [VERIFY, POWER, ONLINE]))
+        runs.append(entry(b, ["mag_bdi", "adaptive"], [VERIFY, POWER]))
+    return runs
+
+
 def write(name, runs, live=False):
     """Writes a spec: live ones next to this file, the others into pending/."""
     folder = HERE if live else HERE / "pending"
@@ -196,6 +213,7 @@ def main():
     # The study's benchmarks all have their `study` preset: its spec is live. The sensitivity
     # specs wait in pending/ for the measured memory-bound set (MEMORY_BOUND above).
     write("study.json", study(), live=True)
+    write("energy-v321.json", energy_v321(), live=True)
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
     write("sens-pdw.json", sens_pdw())
