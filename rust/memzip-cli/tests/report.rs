@@ -138,3 +138,32 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     assert!(section.contains(&format!("| geomean | {} | {} |", cr(0), cr(1))), "{section}");
     assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
 }
+
+/// Every committed study report (`benchmarks/results/<study>/report/`) is what
+/// `memzip report benchmarks/results/<study>` writes from the committed runs.
+#[test]
+fn committed_reports_regenerate_byte_for_byte() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut checked = 0;
+    for study in fs::read_dir(repo.join("benchmarks/results")).unwrap().flatten() {
+        let committed = study.path().join("report");
+        if !committed.join("summary.md").is_file() {
+            continue;
+        }
+        let name = study.file_name().to_string_lossy().into_owned();
+        let out = common::temp_dir(&format!("report-regenerate-{name}"));
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_memzip"))
+            .current_dir(&repo)
+            .args(["report", &format!("benchmarks/results/{name}"), "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        for file in fs::read_dir(&committed).unwrap().flatten() {
+            let fresh = fs::read(out.join(file.file_name())).unwrap_or_default();
+            assert!(fresh == fs::read(file.path()).unwrap(), "{} differs from a fresh report", file.path().display());
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} committed report(s) regenerated");
+}
