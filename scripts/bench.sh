@@ -180,6 +180,7 @@ cmd_run() {
         table=$(e2mc_offline_table "$codec" "$version") || exit 1
         sets+=(--set "-memzip_e2mc_sampling offline:$table")
     fi
+    step "simulate $SUITE/$name $preset ($codec)"  # a failure names this step, not the input's
     bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec "$codec" --out "$OUT" "${sets[@]}" --label "$label" \
         ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" || die "$name failed under the simulator (log: $OUT/sim.log)"
     local trace
