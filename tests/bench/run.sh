@@ -12,25 +12,8 @@
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-benchtest.XXXXXX")
-if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
-    echo "run directories kept in $work"
-else
-    trap 'rm -rf "$work"' EXIT
-fi
-passed=0
-failed=0
-verdict() {  # verdict NAME DETAIL CONDITION...
-    local name=$1 detail=$2
-    shift 2
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "PASS $name: $detail"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: $detail"
-    fi
-}
+source "$(dirname "$0")/../sim/helpers.sh"  # start_suite, verdict
+start_suite benchtest
 
 # Our generators and checkers, no simulator needed: deterministic output, and
 # each checker rejects a wrong answer.

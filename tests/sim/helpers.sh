@@ -1,6 +1,19 @@
 # shellcheck shell=bash
-# Helpers of the simulator tests (run.sh, v321.sh): source after setting
-# $work (the run directories' parent) and passed=0 failed=0.
+# Helpers of the simulator and benchmark tests (tests/sim/*.sh,
+# tests/bench/run.sh): source, then `start_suite NAME`.
+
+# start_suite NAME: $work, a fresh directory for the runs (removed at exit
+# unless MEMZIP_KEEP_RUNS=1), and the passed/failed counters at 0.
+start_suite() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-$1.XXXXXX")
+    if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
+        echo "run directories kept in $work"
+    else
+        trap 'rm -rf "$work"' EXIT
+    fi
+    passed=0
+    failed=0
+}
 
 verdict() {  # verdict NAME DETAIL CONDITION...
     local name=$1 detail=$2

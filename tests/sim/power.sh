@@ -26,15 +26,8 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     exit 0
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-powertest.XXXXXX")
-if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
-    echo "run directories kept in $work"
-else
-    trap 'rm -rf "$work"' EXIT
-fi
-passed=0
-failed=0
 source "$(dirname "$0")/helpers.sh"  # verdict, total
+start_suite powertest
 
 (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
 memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"

@@ -29,15 +29,8 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     exit 0
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-simtest.XXXXXX")
-if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
-    echo "run directories kept in $work"
-else
-    trap 'rm -rf "$work"' EXIT
-fi
-passed=0
-failed=0
 source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
+start_suite simtest
 
 step "build the simulator with memzip and the unpatched baseline"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null

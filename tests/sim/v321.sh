@@ -26,15 +26,8 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" ]]; then
     fi
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/memzip-v321test.XXXXXX")
-if [[ "${MEMZIP_KEEP_RUNS:-0}" == 1 ]]; then
-    echo "run directories kept in $work"
-else
-    trap 'rm -rf "$work"' EXIT
-fi
-passed=0
-failed=0
 source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
+start_suite v321test
 
 step "build gpgpu-sim v3.2.1 with memzip and unpatched"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" --version v3.2.1 >/dev/null
