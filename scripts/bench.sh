@@ -70,11 +70,11 @@ load() {
 }
 
 cmd_list() {
-    printf '%-12s %-22s %-24s %-32s %-22s %s\n' suite benchmark presets check bound status
+    printf '%-12s %-22s %-24s %-36s %-16s %s\n' suite benchmark presets check bound status
     local m
     for m in "$MEMZIP_ROOT"/benchmarks/*/*.env; do
         load "$m"
-        printf '%-12s %-22s %-24s %-32s %-22s %s\n' "$SUITE" "$(basename "$m" .env)" "${PRESETS:--}" "${CHECK_KIND:--}" "${BOUND:--}" "$STATUS"
+        printf '%-12s %-22s %-24s %-36s %-16s %s\n' "$SUITE" "$(basename "$m" .env)" "${PRESETS:--}" "${CHECK_KIND:--}" "${BOUND:--}" "$STATUS"
     done
 }
 
