@@ -45,14 +45,24 @@ for name in ("analyze.json", "analyze.txt"):
     if f.is_file():
         f.write_text(re.sub(r"/[^\s\"]*/([^/\s\"]+\.zst)", r"\1", f.read_text()))
 run = json.load(open(path))
-if run.get("cycles") is None:
-    try:
-        cycles = re.findall(r"^\s*gpu_tot_sim_cycle\s*=\s*(\d+)\s*$", open(log, errors="replace").read(), re.M)
-    except FileNotFoundError:
-        cycles = []
-    if cycles:
-        run["cycles"] = int(cycles[-1])
-        open(path, "w").write(json.dumps(run, indent=2) + "\n")
+try:
+    text = open(log, errors="replace").read()
+except FileNotFoundError:
+    text = ""
+changed = False
+totals = re.findall(r"^\s*gpu_tot_sim_cycle\s*=\s*(\d+)\s*$", text, re.M)
+if run.get("cycles") is None and totals:
+    run["cycles"] = int(totals[-1])
+    changed = True
+# The power model's energy needs each kernel's cycles (memzip-cli's power.rs
+# reads the same `gpu_sim_cycle = N` lines from sim.log when it is there).
+has_power = any(Path(path).parent.glob("gpgpusim_power_report__*.log")) or \
+    Path(path).with_name("accelwattch_power_report.log").is_file()
+if has_power and "kernel_cycles" not in run:
+    run["kernel_cycles"] = [int(n) for n in re.findall(r"^\s*gpu_sim_cycle = (\d+)\s*$", text, re.M)]
+    changed = True
+if changed:
+    open(path, "w").write(json.dumps(run, indent=2) + "\n")
 EOF
     mv "$to/.collect-$id" "$to/$id"
     collected=$((collected + 1))

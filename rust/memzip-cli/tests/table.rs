@@ -290,4 +290,15 @@ fn a_committed_run_without_its_log_takes_the_cycles_from_run_json() {
     std::fs::write(dir.join("run.json"), r#"{"codec": "bdi"}"#).unwrap();
     let err = load_run(&dir).unwrap_err();
     assert!(err.contains("no sim.log") && err.contains("\"cycles\""), "{err}");
+
+    // With the power model: each kernel's cycles come from run.json too.
+    std::fs::write(dir.join("gpgpusim_power_report__Mon-1.log"), gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]))
+        .unwrap();
+    let run = r#"{"codec": "bdi", "program": "vecadd", "cycles": 80000, "kernel_cycles": [40000, 40000]}"#;
+    std::fs::write(dir.join("run.json"), run).unwrap();
+    let gpu = load_run(&dir).unwrap().gpu_power.expect("the power report is read");
+    assert!((gpu.gpu_pj - 45.0 * 8e4 / 822e6 * 1e12).abs() < 1e-3, "two kernels of 40000 cycles at 45 W: {gpu:?}");
+    std::fs::write(dir.join("run.json"), r#"{"codec": "bdi", "cycles": 80000}"#).unwrap();
+    let err = load_run(&dir).unwrap_err();
+    assert!(err.contains("\"kernel_cycles\""), "{err}");
 }
