@@ -150,12 +150,16 @@ const MFV_BUCKET_BITS: u32 = 12;
 /// encoding does no hashing and no search through the code (issue 12).
 #[derive(Debug, Clone)]
 enum EncodeTable {
-    /// 4/8-bit symbols: one entry per (position, value), at
-    /// `position << symbol_bits | value`.
-    PerPosition(Vec<PackedCode>),
+    /// 4/8-bit symbols: one entry per (byte position in the word, byte
+    /// value), at `position << 8 | value`. For 4-bit symbols an entry holds
+    /// the byte's two codewords back to back (low nibble first, its stream
+    /// order; at most 2 x 8 bits), so a block is coded byte by byte.
+    PerByte(Vec<PackedCode>),
     /// 16-bit symbols: one entry per value; 0 for values that are not MFVs
-    /// (they take the escape codeword).
-    Dense(Vec<PackedCode>),
+    /// (they take the escape codeword). `lengths` holds every value's coded
+    /// length, escape and raw symbol included, for the size-only path (a
+    /// 64 KiB table instead of 256 KiB of codes).
+    Dense { codes: Vec<PackedCode>, lengths: Vec<u8> },
     /// 32-bit symbols: the MFVs sorted ascending (as the table stores them;
     /// rank = canonical symbol index) with, per value of the top
     /// [`MFV_BUCKET_BITS`] bits, where that bucket starts, so a lookup is a
@@ -195,22 +199,38 @@ impl Coder {
             pack_code(bits, len)
         };
         let (escape_code, encode_table) = match symbol_bits {
-            4 | 8 => {
-                let values = 1usize << symbol_bits;
-                let mut entries = vec![0; codes.len() * values];
+            8 => {
+                let mut entries = vec![0; codes.len() << 8];
                 for (position, code) in codes.iter().enumerate() {
-                    for value in 0..values {
-                        entries[(position << symbol_bits) | value] = packed(code, value);
+                    for value in 0..256 {
+                        entries[(position << 8) | value] = packed(code, value);
                     }
                 }
-                (0, EncodeTable::PerPosition(entries))
+                (0, EncodeTable::PerByte(entries))
+            }
+            4 => {
+                // Byte b of the word holds nibble positions 2b (low) and 2b + 1.
+                let mut entries = vec![0; 4 << 8];
+                for byte_position in 0..4 {
+                    let (low_code, high_code) = (&codes[2 * byte_position], &codes[2 * byte_position + 1]);
+                    for value in 0..256 {
+                        let (low, low_len) = low_code.code(value & 0x0f);
+                        let (high, high_len) = high_code.code(value >> 4);
+                        entries[(byte_position << 8) | value] =
+                            pack_code((low << high_len) | high, low_len + high_len);
+                    }
+                }
+                (0, EncodeTable::PerByte(entries))
             }
             16 => {
+                let escape_code = packed(&codes[0], escape as usize);
                 let mut dense = vec![0; 1 << 16];
+                let mut lengths = vec![(unpack_code(escape_code).1 + symbol_bits) as u8; 1 << 16];
                 for (rank, &v) in mfv_values.iter().enumerate() {
                     dense[v as usize] = packed(&codes[0], rank);
+                    lengths[v as usize] = unpack_code(dense[v as usize]).1 as u8;
                 }
-                (packed(&codes[0], escape as usize), EncodeTable::Dense(dense))
+                (escape_code, EncodeTable::Dense { codes: dense, lengths })
             }
             _ => {
                 let shift = 32 - MFV_BUCKET_BITS;
@@ -233,12 +253,14 @@ impl Coder {
         ((code << self.symbol_bits) | value as u64, len + self.symbol_bits)
     }
 
-    /// The bits for symbol `value` at word position `position`, and their count.
+    /// The bits for `value` and their count: for 4/8-bit symbols `value` is
+    /// the byte at byte `position` of its word (both nibbles' codewords for
+    /// 4-bit), for 16/32-bit symbols one symbol.
     #[inline(always)]
     fn encode(&self, position: usize, value: u32) -> (u64, u32) {
         match &self.encode_table {
-            EncodeTable::PerPosition(entries) => unpack_code(entries[(position << self.symbol_bits) | value as usize]),
-            EncodeTable::Dense(entries) => match entries[value as usize] {
+            EncodeTable::PerByte(entries) => unpack_code(entries[(position << 8) | value as usize]),
+            EncodeTable::Dense { codes, .. } => match codes[value as usize] {
                 0 => self.escaped(value),
                 packed => unpack_code(packed),
             },
@@ -358,22 +380,36 @@ impl Coder {
 #[inline(always)]
 fn code_ways(coder: &Coder, block: &[u8], pdw: usize, emit: impl FnMut(u64, u32)) -> [usize; 8] {
     match &coder.encode_table {
-        EncodeTable::PerPosition(entries) if coder.symbol_bits == 4 => {
-            code_ways_of::<4>(block, pdw, |k, v| unpack_code(entries[(k << 4) | v as usize]), emit)
-        }
-        EncodeTable::PerPosition(entries) => {
+        // 4-bit symbols too: a byte's two codewords are one entry.
+        EncodeTable::PerByte(entries) => {
             code_ways_of::<8>(block, pdw, |k, v| unpack_code(entries[(k << 8) | v as usize]), emit)
         }
-        EncodeTable::Dense(entries) => code_ways_of::<16>(
+        EncodeTable::Dense { codes, .. } => code_ways_of::<16>(
             block,
             pdw,
-            |_, v| match entries[v as usize] {
+            |_, v| match codes[v as usize] {
                 0 => coder.escaped(v),
                 packed => unpack_code(packed),
             },
             emit,
         ),
         EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
+    }
+}
+
+/// Each way's codeword bits, as [`code_ways`] returns them, from code
+/// lengths alone: the size-only path.
+#[inline(always)]
+fn size_ways(coder: &Coder, block: &[u8], pdw: usize) -> [usize; 8] {
+    let no_code = |len: u32| (0, len);
+    match &coder.encode_table {
+        EncodeTable::PerByte(entries) => {
+            code_ways_of::<8>(block, pdw, |k, v| no_code(entries[(k << 8) | v as usize] & 0x3f), |_, _| ())
+        }
+        EncodeTable::Dense { lengths, .. } => {
+            code_ways_of::<16>(block, pdw, |_, v| no_code(lengths[v as usize] as u32), |_, _| ())
+        }
+        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), |_, _| ()),
     }
 }
 
@@ -705,7 +741,7 @@ impl Codec for E2mc {
             return Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() });
         }
         match &self.state {
-            State::Coding(coder) => Ok(self.size_from_ways(&code_ways(coder, block, self.layout.pdw, |_, _| ()))),
+            State::Coding(coder) => Ok(self.size_from_ways(&size_ways(coder, block, self.layout.pdw))),
             State::Sampling(_) => Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }),
         }
     }
