@@ -143,8 +143,9 @@ fn unpack_code(packed: PackedCode) -> (u64, u32) {
     ((packed >> 6) as u64, packed & 0x3f)
 }
 
-/// Leading value bits that index [`EncodeTable::Sorted`]'s bucket starts.
-const MFV_BUCKET_BITS: u32 = 12;
+/// Fibonacci hashing's multiplier (2^32 / golden ratio): spreads clustered
+/// values (small integers, floats of one exponent) over the slots.
+const SLOT_MULTIPLIER: u32 = 0x9E37_79B1;
 
 /// The encoder's symbol -> codeword lookup, built once per code table so
 /// encoding does no hashing and no search through the code (issue 12).
@@ -160,11 +161,13 @@ enum EncodeTable {
     /// length, escape and raw symbol included, for the size-only path (a
     /// 64 KiB table instead of 256 KiB of codes).
     Dense { codes: Vec<PackedCode>, lengths: Vec<u8> },
-    /// 32-bit symbols: the MFVs sorted ascending (as the table stores them;
-    /// rank = canonical symbol index) with, per value of the top
-    /// [`MFV_BUCKET_BITS`] bits, where that bucket starts, so a lookup is a
-    /// binary search of one (usually tiny) bucket.
-    Sorted { values: Vec<u32>, codes: Vec<PackedCode>, bucket_starts: Vec<u32> },
+    /// 32-bit symbols: the MFVs in an open-addressed table of `(value,
+    /// code)` slots, at least twice as many as MFVs (a power of two),
+    /// probed linearly from the slot the value's top bits after one
+    /// multiply name; code 0 marks an empty slot. A lookup is about one
+    /// slot read (the bucketed binary search it replaces branched on every
+    /// step), with no hasher object.
+    Slots { slots: Vec<(u32, PackedCode)>, shift: u32 },
 }
 
 /// The encoder and decoder tables built from a [`CodeTable`].
@@ -233,13 +236,17 @@ impl Coder {
                 (escape_code, EncodeTable::Dense { codes: dense, lengths })
             }
             _ => {
-                let shift = 32 - MFV_BUCKET_BITS;
-                let bucket_starts = (0..=1u64 << MFV_BUCKET_BITS)
-                    .map(|bucket| mfv_values.partition_point(|&v| ((v as u64) >> shift) < bucket) as u32)
-                    .collect();
-                let mfv_codes = (0..mfv_values.len()).map(|rank| packed(&codes[0], rank)).collect();
-                let sorted = EncodeTable::Sorted { values: mfv_values.clone(), codes: mfv_codes, bucket_starts };
-                (packed(&codes[0], escape as usize), sorted)
+                let slot_count = (2 * mfv_values.len()).next_power_of_two().max(16);
+                let shift = 32 - slot_count.trailing_zeros();
+                let mut slots = vec![(0u32, 0 as PackedCode); slot_count];
+                for (rank, &value) in mfv_values.iter().enumerate() {
+                    let mut slot = (value.wrapping_mul(SLOT_MULTIPLIER) >> shift) as usize;
+                    while slots[slot].1 != 0 {
+                        slot = (slot + 1) & (slot_count - 1);
+                    }
+                    slots[slot] = (value, packed(&codes[0], rank));
+                }
+                (packed(&codes[0], escape as usize), EncodeTable::Slots { slots, shift })
             }
         };
         Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
@@ -264,12 +271,15 @@ impl Coder {
                 0 => self.escaped(value),
                 packed => unpack_code(packed),
             },
-            EncodeTable::Sorted { values, codes, bucket_starts } => {
-                let bucket = (value >> (32 - MFV_BUCKET_BITS)) as usize;
-                let (start, end) = (bucket_starts[bucket] as usize, bucket_starts[bucket + 1] as usize);
-                match values[start..end].binary_search(&value) {
-                    Ok(offset) => unpack_code(codes[start + offset]),
-                    Err(_) => self.escaped(value),
+            EncodeTable::Slots { slots, shift } => {
+                // At most half the slots are full, so an empty one ends every probe.
+                let mut slot = (value.wrapping_mul(SLOT_MULTIPLIER) >> shift) as usize;
+                loop {
+                    match slots[slot] {
+                        (_, 0) => return self.escaped(value),
+                        (key, packed) if key == value => return unpack_code(packed),
+                        _ => slot = (slot + 1) & (slots.len() - 1),
+                    }
                 }
             }
         }
@@ -393,7 +403,7 @@ fn code_ways(coder: &Coder, block: &[u8], pdw: usize, emit: impl FnMut(u64, u32)
             },
             emit,
         ),
-        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
+        EncodeTable::Slots { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
     }
 }
 
@@ -409,7 +419,7 @@ fn size_ways(coder: &Coder, block: &[u8], pdw: usize) -> [usize; 8] {
         EncodeTable::Dense { lengths, .. } => {
             code_ways_of::<16>(block, pdw, |_, v| no_code(lengths[v as usize] as u32), |_, _| ())
         }
-        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), |_, _| ()),
+        EncodeTable::Slots { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), |_, _| ()),
     }
 }
 
