@@ -305,72 +305,6 @@ impl Hasher for WordHasher {
 /// A map keyed by 32-bit symbol values.
 pub type WordMap<V> = HashMap<u32, V, BuildHasherDefault<WordHasher>>;
 
-/// Counts of 32-bit values in an open-addressed table: `(value, count)`
-/// slots, a power of two of them, at most half full (so every probe ends at
-/// an empty slot, count 0), probed linearly from the slot the value's top
-/// bits after one multiply (Fibonacci hashing) name. No hasher object, one
-/// slot read for most updates: the sampler's hot loop (issue 12).
-#[derive(Debug, Clone)]
-struct WordCounts {
-    slots: Vec<(u32, u64)>,
-    /// 32 - log2(slots): the multiply's top bits index the table.
-    shift: u32,
-    distinct: usize,
-}
-
-impl WordCounts {
-    const INITIAL_SLOTS: usize = 1 << 12;
-    const MULTIPLIER: u32 = 0x9E37_79B1;
-
-    fn new() -> Self {
-        WordCounts {
-            slots: vec![(0, 0); Self::INITIAL_SLOTS],
-            shift: 32 - Self::INITIAL_SLOTS.trailing_zeros(),
-            distinct: 0,
-        }
-    }
-
-    #[inline]
-    fn add(&mut self, value: u32, count: u64) {
-        let mask = self.slots.len() - 1;
-        let mut slot = (value.wrapping_mul(Self::MULTIPLIER) >> self.shift) as usize;
-        loop {
-            let entry = &mut self.slots[slot];
-            if entry.1 == 0 {
-                *entry = (value, count);
-                self.distinct += 1;
-                if 2 * self.distinct > self.slots.len() {
-                    self.grow();
-                }
-                return;
-            }
-            if entry.0 == value {
-                entry.1 += count;
-                return;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let doubled = vec![(0, 0); 2 * self.slots.len()];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        self.shift -= 1;
-        self.distinct = 0;
-        for (value, count) in old.into_iter().filter(|&(_, c)| c > 0) {
-            self.add(value, count);
-        }
-    }
-
-    /// Every `(value, count)` seen, ascending by value (a set order, so
-    /// sums over the counts do not depend on the table's layout).
-    fn pairs(&self) -> Vec<(u32, u64)> {
-        let mut pairs: Vec<(u32, u64)> = self.slots.iter().copied().filter(|&(_, c)| c > 0).collect();
-        pairs.sort_unstable_by_key(|&(v, _)| v);
-        pairs
-    }
-}
-
 #[derive(Debug, Clone)]
 enum Counts {
     /// 4/8-bit: count per position per value.
@@ -378,7 +312,7 @@ enum Counts {
     /// 16-bit: count per value.
     Dense(Vec<u64>),
     /// 32-bit: count per value seen.
-    Sparse(WordCounts),
+    Sparse(WordMap<u64>),
 }
 
 /// The value frequency table of the sampling phase (Section III-B2b): feed
@@ -402,7 +336,7 @@ impl Sampler {
         let counts = match symbol_bits {
             4 | 8 => Counts::PerPosition(vec![vec![0; 1 << symbol_bits]; positions_per_word(symbol_bits)]),
             16 => Counts::Dense(vec![0; 1 << 16]),
-            _ => Counts::Sparse(WordCounts::new()),
+            _ => Counts::Sparse(WordMap::default()),
         };
         Ok(Sampler { symbol_bits, symbols: 0, counts })
     }
@@ -437,12 +371,11 @@ impl Sampler {
                     counts[u16::from_le_bytes([chunk[0], chunk[1]]) as usize] += 1;
                 }
             }
-            Counts::Sparse(counts) => for_each_word_run(block, |v, run| counts.add(v, run)),
+            Counts::Sparse(counts) => for_each_word_run(block, |v, run| *counts.entry(v).or_insert(0) += run),
         }
     }
 
-    /// Counts of every value seen (positions merged), ascending by value
-    /// for 16/32-bit symbols.
+    /// Counts of every value seen (positions merged), in no set order.
     pub fn value_counts(&self) -> Vec<u64> {
         match &self.counts {
             Counts::PerPosition(tables) => {
@@ -454,7 +387,7 @@ impl Sampler {
                 merged
             }
             Counts::Dense(counts) => counts.iter().copied().filter(|&c| c > 0).collect(),
-            Counts::Sparse(counts) => counts.pairs().into_iter().map(|(_, c)| c).collect(),
+            Counts::Sparse(counts) => counts.values().copied().collect(),
         }
     }
 
@@ -473,7 +406,7 @@ impl Sampler {
             Counts::Dense(counts) => {
                 counts.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(v, &c)| (v as u32, c)).collect()
             }
-            Counts::Sparse(counts) => counts.pairs(),
+            Counts::Sparse(counts) => counts.iter().map(|(&v, &c)| (v, c)).collect(),
         }
     }
 
@@ -531,23 +464,6 @@ mod tests {
         assert_eq!(symbols_of(&block, 8).collect::<Vec<_>>(), vec![0x21, 0x43, 0x65, 0x87]);
         assert_eq!(symbols_of(&block, 16).collect::<Vec<_>>(), vec![0x4321, 0x8765]);
         assert_eq!(symbols_of(&block, 32).collect::<Vec<_>>(), vec![0x8765_4321]);
-    }
-
-    #[test]
-    fn word_counts_equal_a_map_through_growth() {
-        let mut counts = WordCounts::new();
-        let mut reference = std::collections::BTreeMap::new();
-        // Enough distinct values to grow the table several times, with
-        // clustered values (multiples of 2^20 share low bits) and repeats.
-        for i in 0..40_000u32 {
-            let value = if i % 3 == 0 { (i % 5000) << 20 } else { i.wrapping_mul(2_654_435_761) };
-            counts.add(value, 1 + (i % 4) as u64);
-            *reference.entry(value).or_insert(0u64) += 1 + (i % 4) as u64;
-        }
-        let expected: Vec<(u32, u64)> = reference.into_iter().collect();
-        assert_eq!(counts.pairs(), expected);
-        assert_eq!(counts.distinct, expected.len());
-        assert!(counts.slots.len() >= 2 * counts.distinct);
     }
 
     #[test]
