@@ -6,7 +6,8 @@
 //!     cargo bench -p memzip-cli --bench analyze
 //!
 //! `MEMZIP_BENCH_KEEP=1` keeps the trace (its path is printed) for timing
-//! the `memzip` binary itself.
+//! the `memzip` binary itself. `MEMZIP_BENCH_TRACE=path` analyses that trace
+//! (e.g. real DRAM blocks from `-memzip_trace`) instead of a generated one.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -20,17 +21,28 @@ use memzip_cli::analyze::{analyze, AnalyzeOptions};
 fn main() {
     let mib: u64 = std::env::var("MEMZIP_BENCH_MIB").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let block_bytes = 128;
-    let records = mib * 1024 * 1024 / block_bytes as u64;
     let dir = common::temp_dir("bench-analyze");
-    let path = dir.join("writes.mzt");
-    let started = Instant::now();
-    common::write_trace_of(&path, records, block_bytes, false, |_| AccessKind::Write);
-    let trace_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    println!(
-        "trace: {records} write-back records, {mib} MiB of blocks, {:.1} MiB zstd on disk, written in {:.1} s",
-        trace_bytes as f64 / (1024.0 * 1024.0),
-        started.elapsed().as_secs_f64()
-    );
+    let given = std::env::var_os("MEMZIP_BENCH_TRACE").map(std::path::PathBuf::from);
+    let path = given.clone().unwrap_or_else(|| dir.join("writes.mzt"));
+    let records = if let Some(path) = &given {
+        // The analysed (written and copied) blocks of the given trace.
+        let mut count_only = AnalyzeOptions::new(vec!["none".to_string()]);
+        count_only.shannon_bits.clear();
+        let blocks = analyze(&[path], &count_only).expect("analyze the trace")[0].blocks;
+        println!("trace: {} ({blocks} written/copied blocks)", path.display());
+        blocks
+    } else {
+        let records = mib * 1024 * 1024 / block_bytes as u64;
+        let started = Instant::now();
+        common::write_trace_of(&path, records, block_bytes, false, |_| AccessKind::Write);
+        let trace_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "trace: {records} write-back records, {mib} MiB of blocks, {:.1} MiB zstd on disk, written in {:.1} s",
+            trace_bytes as f64 / (1024.0 * 1024.0),
+            started.elapsed().as_secs_f64()
+        );
+        records
+    };
     println!("threads: {}", rayon::current_num_threads());
     let all: Vec<String> = codec_names().into_iter().map(String::from).collect();
     // (label, codecs, with the Shannon bound at 4/8/16/32 bits)

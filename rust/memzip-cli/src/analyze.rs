@@ -33,7 +33,7 @@ use std::thread;
 
 use memzip::codec::e2mc::CodeTable;
 use memzip::codec::registry::{build, CodecSpec};
-use memzip::trace::{AccessKind, TraceReader};
+use memzip::trace::{AccessKind, Record, TraceReader};
 use memzip::{BlockSize, Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -399,7 +399,7 @@ pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
 /// early (without error) when the receiver has gone.
 fn read_chunks(
     path: &Path,
-    reader: TraceReader<File>,
+    mut reader: TraceReader<File>,
     include_reads: bool,
     chunk_blocks: usize,
     sender: SyncSender<Chunk>,
@@ -410,8 +410,9 @@ fn read_chunks(
     let mut analysed = 0u64;
     let mut data = Vec::with_capacity(chunk_bytes);
     let mut first = 0u64;
-    for record in reader {
-        let record = record.map_err(|e| format!("{}: {e}", path.display()))?;
+    // One record buffer for the whole trace (no allocation per record).
+    let mut record = Record { cycle: 0, kind: AccessKind::Read, controller: 0, address: 0, data: Vec::new() };
+    while reader.read_next(&mut record).map_err(|e| format!("{}: {e}", path.display()))? {
         counts.count(record.kind);
         if record.kind == AccessKind::Read && !include_reads {
             continue;

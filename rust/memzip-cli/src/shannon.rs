@@ -9,7 +9,7 @@
 //! false). That keeps `analyze`'s memory bounded whatever the trace size.
 
 use memzip::codec::e2mc::entropy::entropy_bits;
-use memzip::codec::e2mc::table::{symbols_of, WordMap};
+use memzip::codec::e2mc::table::{for_each_word_run, WordMap};
 use memzip::codec::e2mc::{Sampler, ShannonBound};
 use serde::Serialize;
 
@@ -74,10 +74,10 @@ impl ShannonRun {
                     *full = true;
                     return;
                 }
-                for value in symbols_of(block, 32) {
-                    *counts.entry(value).or_insert(0) += 1;
-                    *symbols += 1;
-                }
+                for_each_word_run(block, |value, run| {
+                    *counts.entry(value).or_insert(0) += run;
+                    *symbols += run;
+                });
             }
         }
         self.blocks += 1;

@@ -50,24 +50,33 @@ impl Geometry {
     }
 
     /// Bursts needed to move an uncompressed block.
+    #[inline]
     pub fn block_bursts(&self) -> usize {
         self.block_bytes / self.mag_bytes
     }
 
     /// Bytes actually transferred for `compressed_bits`: rounded up to whole MAGs.
+    #[inline]
     pub fn mag_rounded_bytes(&self, compressed_bits: usize) -> usize {
         self.burst_count(compressed_bits) * self.mag_bytes
     }
 
     /// DRAM bursts (MAG-sized transfers) needed for `compressed_bits`; at least one.
+    ///
+    /// MAGs are powers of two (`MAG_SIZES`), so this is a shift, not a
+    /// division: every codec and `analyze` call it once per block.
+    #[inline]
     pub fn burst_count(&self, compressed_bits: usize) -> usize {
         let mag_bits = self.mag_bytes * 8;
-        compressed_bits.div_ceil(mag_bits).max(1)
+        debug_assert!(mag_bits.is_power_of_two());
+        let whole = compressed_bits >> mag_bits.trailing_zeros();
+        (whole + (compressed_bits & (mag_bits - 1) != 0) as usize).max(1)
     }
 
     /// The papers store a block compressed only when that saves at least one
     /// burst: otherwise the decompression latency buys nothing. For 128-byte
     /// blocks and a 32-byte MAG this is E2MC's "worth it" size of 96 bytes.
+    #[inline]
     pub fn worth_compressing(&self, compressed_bits: usize) -> bool {
         self.burst_count(compressed_bits) < self.block_bursts()
     }
@@ -83,6 +92,13 @@ mod tests {
         assert_eq!(g.burst_count(1), 1);
         assert_eq!(g.burst_count(256), 1);
         assert_eq!(g.burst_count(257), 2);
+        assert_eq!(g.burst_count(0), 1);
+        for g in [Geometry::new(32, 16).unwrap(), Geometry::new(128, 64).unwrap(), g] {
+            for bits in 0..2000 {
+                assert_eq!(g.burst_count(bits), bits.div_ceil(g.mag_bytes() * 8).max(1), "{g:?} {bits}");
+            }
+        }
+        assert_eq!(g.burst_count(usize::MAX), usize::MAX / 256 + 1);
         assert_eq!(g.mag_rounded_bytes(36 * 8), 64);
         assert_eq!(g.block_bursts(), 4);
         assert!(g.worth_compressing(96 * 8));

@@ -265,8 +265,13 @@ impl<R: Read> Read for Counting<R> {
 /// id 4 + content size 8 bytes): a file no longer than this holds no block yet.
 const ZSTD_FRAME_HEADER_MAX: u64 = 18;
 
+/// Decompressed bytes buffered between zstd and the record fields: a record
+/// is read a few bytes at a time (kind, varints, data), and each unbuffered
+/// read would be a call into the zstd stream decoder (issue 12's profile).
+const DECODED_BUFFER_BYTES: usize = 64 * 1024;
+
 pub struct TraceReader<R: Read> {
-    decoder: zstd::Decoder<'static, io::BufReader<Counting<R>>>,
+    decoder: io::BufReader<zstd::Decoder<'static, io::BufReader<Counting<R>>>>,
     block_bytes: usize,
     prev_cycle: u64,
     prev_address: u64,
@@ -280,6 +285,7 @@ impl<R: Read> TraceReader<R> {
     pub fn new(reader: R) -> Result<Self, TraceError> {
         let decoder = zstd::Decoder::new(Counting { inner: reader, bytes: 0 })
             .map_err(|source| TraceError::Io { context: "zstd decoder setup".into(), source })?;
+        let decoder = io::BufReader::with_capacity(DECODED_BUFFER_BYTES, decoder);
         let mut trace = TraceReader { decoder, block_bytes: 0, prev_cycle: 0, prev_address: 0, record: 0, done: false };
         let mut magic = [0u8; 8];
         trace.read_field(&mut magic, None, "magic").map_err(|e| match e {
@@ -314,7 +320,7 @@ impl<R: Read> TraceReader<R> {
 
     /// Bytes read from the underlying file so far (read ahead in buffers).
     fn compressed_bytes(&self) -> u64 {
-        self.decoder.get_ref().get_ref().bytes
+        self.decoder.get_ref().get_ref().get_ref().bytes
     }
 
     /// Fills `buf` or reports which field the stream ended in.
@@ -367,8 +373,18 @@ impl<R: Read> TraceReader<R> {
     }
 
     fn read_record(&mut self) -> Result<Option<Record>, TraceError> {
+        let mut record =
+            Record { cycle: 0, kind: AccessKind::Read, controller: 0, address: 0, data: vec![0; self.block_bytes] };
+        Ok(self.read_next(&mut record)?.then_some(record))
+    }
+
+    /// Reads the next record into `record`, reusing its data buffer (no
+    /// allocation per record, for callers that stream many): `Ok(false)` at
+    /// a clean end of the trace. After an error, or the end, the reader
+    /// must not be read again; the iterator stops there by itself.
+    pub fn read_next(&mut self, record: &mut Record) -> Result<bool, TraceError> {
         let Some(kind_byte) = self.read_kind()? else {
-            return Ok(None);
+            return Ok(false);
         };
         let kind = AccessKind::from_byte(kind_byte).ok_or_else(|| TraceError::Corrupt {
             record: self.record,
@@ -381,12 +397,13 @@ impl<R: Read> TraceReader<R> {
         })?;
         let cycle = self.prev_cycle.wrapping_add(unzigzag(self.read_varint("cycle")?));
         let address = self.prev_address.wrapping_add(unzigzag(self.read_varint("address")?));
-        let mut data = vec![0u8; self.block_bytes];
-        self.read_field(&mut data, Some(self.record), "data")?;
+        record.data.resize(self.block_bytes, 0);
+        self.read_field(&mut record.data, Some(self.record), "data")?;
         self.prev_cycle = cycle;
         self.prev_address = address;
         self.record += 1;
-        Ok(Some(Record { cycle, kind, controller, address, data }))
+        (record.cycle, record.kind, record.controller, record.address) = (cycle, kind, controller, address);
+        Ok(true)
     }
 }
 
@@ -456,6 +473,19 @@ mod tests {
         let reader = TraceReader::new(&bytes[..]).unwrap();
         assert_eq!(reader.block_bytes(), 128);
         assert_eq!(decode(&bytes).unwrap(), records);
+    }
+
+    #[test]
+    fn read_next_reuses_one_record() {
+        let records = sample_records();
+        let bytes = encode(&records, 128);
+        let mut reader = TraceReader::new(&bytes[..]).unwrap();
+        let mut record = Record { cycle: 1, kind: AccessKind::Write, controller: 9, address: 9, data: vec![0xaa; 7] };
+        for expected in &records {
+            assert!(reader.read_next(&mut record).unwrap());
+            assert_eq!(&record, expected);
+        }
+        assert!(!reader.read_next(&mut record).unwrap());
     }
 
     #[test]

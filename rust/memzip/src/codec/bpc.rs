@@ -100,8 +100,8 @@
 //! format, not a snapping of BPC's), so there is no `mag_aware` knob.
 
 use super::{
-    bits_to_name, check_block_size, decode_uncompressed, push_word, words, Codec, CompressedBlock, EncodingId,
-    Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize,
+    Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
@@ -170,18 +170,26 @@ impl Layout {
 
     /// The cheapest symbol for a non-zero DBX plane whose DBP is `dbp`;
     /// equal sizes go to the earlier row of the paper's table.
+    ///
+    /// The table's rows cost 5, 5, 5 + p, 5 + p and 1 + w bits (p position
+    /// bits, w plane bits), never decreasing down the table for the widths
+    /// BPC has (w = 7, 15, 31: 5 + p = 8, 9, 10 <= 1 + w), so the first row
+    /// that matches is the cheapest and the earliest of equals
+    /// (`nonzero_symbol_is_the_cheapest_row` checks this against a search).
+    #[inline]
     fn nonzero_symbol(self, dbx: u64, dbp: u64) -> PlaneSymbol {
-        let ones = dbx.count_ones();
         let low = dbx.trailing_zeros();
-        let candidates = [
-            (dbx == self.all_ones()).then_some(PlaneSymbol::AllOnes),
-            (dbp == 0).then_some(PlaneSymbol::ZeroDbp),
-            (ones == 2 && dbx >> low == 0b11).then_some(PlaneSymbol::TwoOnes(low)),
-            (ones == 1).then_some(PlaneSymbol::SingleOne(low)),
-            Some(PlaneSymbol::Raw(dbx)),
-        ];
-        // min_by_key keeps the first of equal minima.
-        candidates.into_iter().flatten().min_by_key(|&s| self.symbol_bits(s)).unwrap_or(PlaneSymbol::Raw(dbx))
+        if dbx == self.all_ones() {
+            PlaneSymbol::AllOnes
+        } else if dbp == 0 {
+            PlaneSymbol::ZeroDbp
+        } else if dbx >> low == 0b11 {
+            PlaneSymbol::TwoOnes(low)
+        } else if dbx >> low == 1 {
+            PlaneSymbol::SingleOne(low)
+        } else {
+            PlaneSymbol::Raw(dbx)
+        }
     }
 
     fn write_symbol(self, out: &mut BitWriter, symbol: PlaneSymbol) {
@@ -272,15 +280,38 @@ fn transpose64(rows: &mut [u64; 64]) {
     }
 }
 
-/// The Delta-BitPlane transform (Sec. III): `dbp[k]` has bit `j` set when
-/// bit `k` of delta `j` (two's complement, 33 bits) is set.
-fn delta_bit_planes(block_words: &[u32]) -> [u64; PLANES] {
-    let mut rows = [0u64; 64];
-    for (row, pair) in rows.iter_mut().zip(block_words.windows(2)) {
-        *row = (pair[1] as i64 - pair[0] as i64) as u64;
+/// Transposes a 32 x 32 bit matrix in place ([`transpose64`]'s rounds
+/// on half the size).
+fn transpose32(rows: &mut [u32; 32]) {
+    let mut width = 16;
+    let mut mask: u32 = 0x0000_ffff;
+    while width != 0 {
+        let mut k = 0;
+        while k < 32 {
+            let swapped = ((rows[k] >> width) ^ rows[k + width]) & mask;
+            rows[k] ^= swapped << width;
+            rows[k + width] ^= swapped;
+            k = (k + width + 1) & !width;
+        }
+        width >>= 1;
+        mask ^= mask << width;
     }
-    transpose64(&mut rows);
-    std::array::from_fn(|k| rows[k])
+}
+
+/// The Delta-BitPlane transform (Sec. III): `dbp[k]` has bit `j` set when
+/// bit `k` of delta `j` (two's complement, 33 bits) is set. At most 31
+/// deltas: planes 0..32 are a 32 x 32 transpose of the deltas' low 32 bits,
+/// plane 32 gathers their sign bits (bit 32 of a 33-bit delta).
+fn delta_bit_planes(block_words: &[u32]) -> [u64; PLANES] {
+    let mut low = [0u32; 32];
+    let mut sign_plane = 0u64;
+    for (j, pair) in block_words.windows(2).enumerate() {
+        let delta = pair[1] as i64 - pair[0] as i64;
+        low[j] = delta as u32;
+        sign_plane |= ((delta >> 32) as u64 & 1) << j;
+    }
+    transpose32(&mut low);
+    std::array::from_fn(|k| if k < 32 { low[k] as u64 } else { sign_plane })
 }
 
 /// The inverse: the 33-bit deltas (sign-extended) from the planes.
@@ -296,13 +327,18 @@ fn xor_planes(dbp: &[u64; PLANES]) -> [u64; PLANES] {
     std::array::from_fn(|k| if k + 1 < PLANES { dbp[k] ^ dbp[k + 1] } else { dbp[k] })
 }
 
-fn write_base(out: &mut BitWriter, base: u32) {
+/// The base word's encoding: (prefix, prefix bits, data bits).
+fn base_code(base: u32) -> (u64, u32, u32) {
     let signed = base as i32 as i64;
-    let (prefix, prefix_bits, data_bits) = if base == 0 {
+    if base == 0 {
         BASE_ZERO
     } else {
         BASE_SEXT.into_iter().find(|&(_, _, bits)| fits_signed(signed, bits)).unwrap_or(BASE_RAW)
-    };
+    }
+}
+
+fn write_base(out: &mut BitWriter, base: u32) {
+    let (prefix, prefix_bits, data_bits) = base_code(base);
     out.write(prefix, prefix_bits);
     out.write(base as u64, data_bits);
 }
@@ -335,16 +371,47 @@ impl Bpc {
     /// studies of how far blocks land from a burst boundary).
     pub fn encoded_bits(&self, block: &[u8]) -> Result<usize, CodecError> {
         check_block_size(block, self.geometry)?;
-        Ok(self.encode(block).bit_len())
+        Ok(self.stream_bits(block))
     }
 
-    /// The BPC bitstream of a block (before the "worth it" rule).
-    fn encode(&self, block: &[u8]) -> BitWriter {
-        let block_words: Vec<u32> = words(block, WORD_BYTES).map(|w| w as u32).collect();
-        let dbp = delta_bit_planes(&block_words);
+    /// Writes the BPC bitstream of a block into `out`.
+    fn encode_to(&self, block: &[u8], out: &mut BitWriter) {
+        let mut symbols = [PlaneSymbol::ZeroRun(0); PLANES];
+        let (base, count) = self.plan(block, &mut symbols);
+        write_base(out, base);
+        for &symbol in &symbols[..count] {
+            self.layout.write_symbol(out, symbol);
+        }
+    }
+
+    /// Bits of the BPC stream of a block (what `encode` writes), without
+    /// writing it: the size-only path `analyze` uses.
+    fn stream_bits(&self, block: &[u8]) -> usize {
+        let mut symbols = [PlaneSymbol::ZeroRun(0); PLANES];
+        let (base, count) = self.plan(block, &mut symbols);
+        let (_, prefix_bits, data_bits) = base_code(base);
+        let planes: u32 = symbols[..count].iter().map(|&s| self.layout.symbol_bits(s)).sum();
+        (prefix_bits + data_bits + planes) as usize
+    }
+
+    /// The base word and the DBX plane symbols in stream order (into
+    /// `symbols`; returns how many), shared by the encoder and the size-only
+    /// path so the two cannot disagree. No allocation: the block's words sit
+    /// in a fixed array (at most 32 of them, `geometry.rs`).
+    #[inline(always)]
+    fn plan(&self, block: &[u8], symbols: &mut [PlaneSymbol; PLANES]) -> (u32, usize) {
+        let mut block_words = [0u32; 32];
+        let count_words = block.len() / WORD_BYTES;
+        for (word, chunk) in block_words.iter_mut().zip(block.chunks_exact(WORD_BYTES)) {
+            *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        let dbp = delta_bit_planes(&block_words[..count_words]);
         let dbx = xor_planes(&dbp);
-        let mut out = BitWriter::with_capacity_bits(33 + PLANES * (1 + self.layout.plane_bits as usize));
-        write_base(&mut out, block_words[0]);
+        let mut count = 0;
+        let mut push = |symbol| {
+            symbols[count] = symbol;
+            count += 1;
+        };
         let mut run = 0;
         for k in (0..PLANES).rev() {
             if dbx[k] == 0 {
@@ -352,15 +419,15 @@ impl Bpc {
                 continue;
             }
             if run > 0 {
-                self.layout.write_symbol(&mut out, PlaneSymbol::ZeroRun(run));
+                push(PlaneSymbol::ZeroRun(run));
                 run = 0;
             }
-            self.layout.write_symbol(&mut out, self.layout.nonzero_symbol(dbx[k], dbp[k]));
+            push(self.layout.nonzero_symbol(dbx[k], dbp[k]));
         }
         if run > 0 {
-            self.layout.write_symbol(&mut out, PlaneSymbol::ZeroRun(run));
+            push(PlaneSymbol::ZeroRun(run));
         }
-        out
+        (block_words[0], count)
     }
 
     /// Reads the plane symbols back into the DBP planes, plane 32 first.
@@ -390,22 +457,25 @@ impl Bpc {
         Ok(dbp)
     }
 
-    fn decode(&self, reader: &mut BitReader<'_>) -> Result<Vec<u8>, CodecError> {
+    /// Decodes into `out` (one block long).
+    fn decode(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let base = read_base(reader)?;
         let dbp = self.decode_planes(reader)?;
         reader.expect_end()?;
-        let mut out = Vec::with_capacity(self.geometry.block_bytes());
-        push_word(&mut out, base as u64, WORD_BYTES);
+        let mut chunks = out.chunks_exact_mut(WORD_BYTES);
+        if let Some(first) = chunks.next() {
+            first.copy_from_slice(&base.to_le_bytes());
+        }
         let mut word = base as i64;
         let deltas = deltas_from_planes(&dbp);
-        for (j, delta) in deltas.iter().take(self.layout.plane_bits as usize).enumerate() {
+        for ((j, delta), chunk) in deltas.iter().take(self.layout.plane_bits as usize).enumerate().zip(chunks) {
             word += delta;
             if !(0..=u32::MAX as i64).contains(&word) {
                 return Err(CodecError::Corrupt(format!("delta {j} takes word {} outside 32 bits", j + 1)));
             }
-            push_word(&mut out, word as u64, WORD_BYTES);
+            chunk.copy_from_slice(&(word as u32).to_le_bytes());
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -419,16 +489,39 @@ impl Codec for Bpc {
     }
 
     fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        check_block_size(block, self.geometry)?;
-        Ok(CompressedBlock::or_uncompressed(ENCODING_BPC, self.encode(block), block, self.geometry))
+        compress_via_into(self, block)
     }
 
     fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        decompress_via_into(self, compressed)
+    }
+
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+        check_block_size(block, self.geometry)?;
+        let mut writer = out.take_writer();
+        self.encode_to(block, &mut writer);
+        out.set_or_uncompressed(ENCODING_BPC, writer, block, self.geometry);
+        Ok(())
+    }
+
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+        check_block_size(out, self.geometry)?;
         match compressed.encoding {
-            UNCOMPRESSED => decode_uncompressed(compressed, self.geometry),
-            ENCODING_BPC => self.decode(&mut compressed.reader()?),
+            UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
+            ENCODING_BPC => self.decode(&mut compressed.reader()?, out),
             other => Err(CodecError::UnknownEncoding(other)),
         }
+    }
+
+    /// The stream's size without writing it (no allocation).
+    fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
+        check_block_size(block, self.geometry)?;
+        let bits = self.stream_bits(block);
+        Ok(if self.geometry.worth_compressing(bits) {
+            BlockSize { encoding: ENCODING_BPC, compressed_bits: bits }
+        } else {
+            BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }
+        })
     }
 
     /// See the module header: 7/7, decompression as the XOR Cache study
@@ -482,6 +575,33 @@ mod tests {
         assert_eq!(c.encoding, ENCODING_BPC);
         assert!(bit_string(&c).ends_with("0111111"), "{}", bit_string(&c));
         c.compressed_bits - 7
+    }
+
+    /// The first matching row of the table is the cheapest (the search the
+    /// encoder did before, by size with ties to the earlier row).
+    #[test]
+    fn nonzero_symbol_is_the_cheapest_row() {
+        for block_bytes in BLOCK_SIZES {
+            let layout = Layout::new(geometry(block_bytes, 16));
+            let planes = [1u64, 2, 3, 0b110, 0b101, layout.all_ones(), layout.all_ones() - 1, 1 << (layout.plane_bits - 1)];
+            for &dbx in &planes {
+                for dbp in [0u64, 1, dbx] {
+                    let ones = dbx.count_ones();
+                    let low = dbx.trailing_zeros();
+                    let searched = [
+                        (dbx == layout.all_ones()).then_some(PlaneSymbol::AllOnes),
+                        (dbp == 0).then_some(PlaneSymbol::ZeroDbp),
+                        (ones == 2 && dbx >> low == 0b11).then_some(PlaneSymbol::TwoOnes(low)),
+                        (ones == 1).then_some(PlaneSymbol::SingleOne(low)),
+                        Some(PlaneSymbol::Raw(dbx)),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .min_by_key(|&s| layout.symbol_bits(s));
+                    assert_eq!(Some(layout.nonzero_symbol(dbx, dbp)), searched, "{block_bytes} B, dbx {dbx:b}, dbp {dbp:b}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -632,7 +752,7 @@ mod tests {
         let scrambled = |i: u32| 0x9e37_79b9u32.wrapping_mul(i + 1).rotate_left(i);
         let block: Vec<u8> = (0..32u32).flat_map(|i| scrambled(i).to_le_bytes()).collect();
         let mut codec = Bpc::new(Geometry::default());
-        assert!(codec.encode(&block).bit_len() > 768);
+        assert!(codec.stream_bits(&block) > 768);
         let c = assert_round_trips(&mut codec, &block).unwrap();
         assert_eq!((c.encoding, c.compressed_bits, c.burst_count), (UNCOMPRESSED, 1024, 4));
     }

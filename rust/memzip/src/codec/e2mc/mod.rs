@@ -143,24 +143,31 @@ fn unpack_code(packed: PackedCode) -> (u64, u32) {
     ((packed >> 6) as u64, packed & 0x3f)
 }
 
-/// Leading value bits that index [`EncodeTable::Sorted`]'s bucket starts.
-const MFV_BUCKET_BITS: u32 = 12;
+/// Fibonacci hashing's multiplier (2^32 / golden ratio): spreads clustered
+/// values (small integers, floats of one exponent) over the slots.
+const SLOT_MULTIPLIER: u32 = 0x9E37_79B1;
 
 /// The encoder's symbol -> codeword lookup, built once per code table so
 /// encoding does no hashing and no search through the code (issue 12).
 #[derive(Debug, Clone)]
 enum EncodeTable {
-    /// 4/8-bit symbols: one entry per (position, value), at
-    /// `position << symbol_bits | value`.
-    PerPosition(Vec<PackedCode>),
+    /// 4/8-bit symbols: one entry per (byte position in the word, byte
+    /// value), at `position << 8 | value`. For 4-bit symbols an entry holds
+    /// the byte's two codewords back to back (low nibble first, its stream
+    /// order; at most 2 x 8 bits), so a block is coded byte by byte.
+    PerByte(Vec<PackedCode>),
     /// 16-bit symbols: one entry per value; 0 for values that are not MFVs
-    /// (they take the escape codeword).
-    Dense(Vec<PackedCode>),
-    /// 32-bit symbols: the MFVs sorted ascending (as the table stores them;
-    /// rank = canonical symbol index) with, per value of the top
-    /// [`MFV_BUCKET_BITS`] bits, where that bucket starts, so a lookup is a
-    /// binary search of one (usually tiny) bucket.
-    Sorted { values: Vec<u32>, codes: Vec<PackedCode>, bucket_starts: Vec<u32> },
+    /// (they take the escape codeword). `lengths` holds every value's coded
+    /// length, escape and raw symbol included, for the size-only path (a
+    /// 64 KiB table instead of 256 KiB of codes).
+    Dense { codes: Vec<PackedCode>, lengths: Vec<u8> },
+    /// 32-bit symbols: the MFVs in an open-addressed table of `(value,
+    /// code)` slots, at least twice as many as MFVs (a power of two),
+    /// probed linearly from the slot the value's top bits after one
+    /// multiply name; code 0 marks an empty slot. A lookup is about one
+    /// slot read (the bucketed binary search it replaces branched on every
+    /// step), with no hasher object.
+    Slots { slots: Vec<(u32, PackedCode)>, shift: u32 },
 }
 
 /// The encoder and decoder tables built from a [`CodeTable`].
@@ -195,31 +202,51 @@ impl Coder {
             pack_code(bits, len)
         };
         let (escape_code, encode_table) = match symbol_bits {
-            4 | 8 => {
-                let values = 1usize << symbol_bits;
-                let mut entries = vec![0; codes.len() * values];
+            8 => {
+                let mut entries = vec![0; codes.len() << 8];
                 for (position, code) in codes.iter().enumerate() {
-                    for value in 0..values {
-                        entries[(position << symbol_bits) | value] = packed(code, value);
+                    for value in 0..256 {
+                        entries[(position << 8) | value] = packed(code, value);
                     }
                 }
-                (0, EncodeTable::PerPosition(entries))
+                (0, EncodeTable::PerByte(entries))
+            }
+            4 => {
+                // Byte b of the word holds nibble positions 2b (low) and 2b + 1.
+                let mut entries = vec![0; 4 << 8];
+                for byte_position in 0..4 {
+                    let (low_code, high_code) = (&codes[2 * byte_position], &codes[2 * byte_position + 1]);
+                    for value in 0..256 {
+                        let (low, low_len) = low_code.code(value & 0x0f);
+                        let (high, high_len) = high_code.code(value >> 4);
+                        entries[(byte_position << 8) | value] =
+                            pack_code((low << high_len) | high, low_len + high_len);
+                    }
+                }
+                (0, EncodeTable::PerByte(entries))
             }
             16 => {
+                let escape_code = packed(&codes[0], escape as usize);
                 let mut dense = vec![0; 1 << 16];
+                let mut lengths = vec![(unpack_code(escape_code).1 + symbol_bits) as u8; 1 << 16];
                 for (rank, &v) in mfv_values.iter().enumerate() {
                     dense[v as usize] = packed(&codes[0], rank);
+                    lengths[v as usize] = unpack_code(dense[v as usize]).1 as u8;
                 }
-                (packed(&codes[0], escape as usize), EncodeTable::Dense(dense))
+                (escape_code, EncodeTable::Dense { codes: dense, lengths })
             }
             _ => {
-                let shift = 32 - MFV_BUCKET_BITS;
-                let bucket_starts = (0..=1u64 << MFV_BUCKET_BITS)
-                    .map(|bucket| mfv_values.partition_point(|&v| ((v as u64) >> shift) < bucket) as u32)
-                    .collect();
-                let mfv_codes = (0..mfv_values.len()).map(|rank| packed(&codes[0], rank)).collect();
-                let sorted = EncodeTable::Sorted { values: mfv_values.clone(), codes: mfv_codes, bucket_starts };
-                (packed(&codes[0], escape as usize), sorted)
+                let slot_count = (2 * mfv_values.len()).next_power_of_two().max(16);
+                let shift = 32 - slot_count.trailing_zeros();
+                let mut slots = vec![(0u32, 0 as PackedCode); slot_count];
+                for (rank, &value) in mfv_values.iter().enumerate() {
+                    let mut slot = (value.wrapping_mul(SLOT_MULTIPLIER) >> shift) as usize;
+                    while slots[slot].1 != 0 {
+                        slot = (slot + 1) & (slot_count - 1);
+                    }
+                    slots[slot] = (value, packed(&codes[0], rank));
+                }
+                (packed(&codes[0], escape as usize), EncodeTable::Slots { slots, shift })
             }
         };
         Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
@@ -233,21 +260,26 @@ impl Coder {
         ((code << self.symbol_bits) | value as u64, len + self.symbol_bits)
     }
 
-    /// The bits for symbol `value` at word position `position`, and their count.
+    /// The bits for `value` and their count: for 4/8-bit symbols `value` is
+    /// the byte at byte `position` of its word (both nibbles' codewords for
+    /// 4-bit), for 16/32-bit symbols one symbol.
     #[inline(always)]
     fn encode(&self, position: usize, value: u32) -> (u64, u32) {
         match &self.encode_table {
-            EncodeTable::PerPosition(entries) => unpack_code(entries[(position << self.symbol_bits) | value as usize]),
-            EncodeTable::Dense(entries) => match entries[value as usize] {
+            EncodeTable::PerByte(entries) => unpack_code(entries[(position << 8) | value as usize]),
+            EncodeTable::Dense { codes, .. } => match codes[value as usize] {
                 0 => self.escaped(value),
                 packed => unpack_code(packed),
             },
-            EncodeTable::Sorted { values, codes, bucket_starts } => {
-                let bucket = (value >> (32 - MFV_BUCKET_BITS)) as usize;
-                let (start, end) = (bucket_starts[bucket] as usize, bucket_starts[bucket + 1] as usize);
-                match values[start..end].binary_search(&value) {
-                    Ok(offset) => unpack_code(codes[start + offset]),
-                    Err(_) => self.escaped(value),
+            EncodeTable::Slots { slots, shift } => {
+                // At most half the slots are full, so an empty one ends every probe.
+                let mut slot = (value.wrapping_mul(SLOT_MULTIPLIER) >> shift) as usize;
+                loop {
+                    match slots[slot] {
+                        (_, 0) => return self.escaped(value),
+                        (key, packed) if key == value => return unpack_code(packed),
+                        _ => slot = (slot + 1) & (slots.len() - 1),
+                    }
                 }
             }
         }
@@ -358,22 +390,36 @@ impl Coder {
 #[inline(always)]
 fn code_ways(coder: &Coder, block: &[u8], pdw: usize, emit: impl FnMut(u64, u32)) -> [usize; 8] {
     match &coder.encode_table {
-        EncodeTable::PerPosition(entries) if coder.symbol_bits == 4 => {
-            code_ways_of::<4>(block, pdw, |k, v| unpack_code(entries[(k << 4) | v as usize]), emit)
-        }
-        EncodeTable::PerPosition(entries) => {
+        // 4-bit symbols too: a byte's two codewords are one entry.
+        EncodeTable::PerByte(entries) => {
             code_ways_of::<8>(block, pdw, |k, v| unpack_code(entries[(k << 8) | v as usize]), emit)
         }
-        EncodeTable::Dense(entries) => code_ways_of::<16>(
+        EncodeTable::Dense { codes, .. } => code_ways_of::<16>(
             block,
             pdw,
-            |_, v| match entries[v as usize] {
+            |_, v| match codes[v as usize] {
                 0 => coder.escaped(v),
                 packed => unpack_code(packed),
             },
             emit,
         ),
-        EncodeTable::Sorted { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
+        EncodeTable::Slots { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), emit),
+    }
+}
+
+/// Each way's codeword bits, as [`code_ways`] returns them, from code
+/// lengths alone: the size-only path.
+#[inline(always)]
+fn size_ways(coder: &Coder, block: &[u8], pdw: usize) -> [usize; 8] {
+    let no_code = |len: u32| (0, len);
+    match &coder.encode_table {
+        EncodeTable::PerByte(entries) => {
+            code_ways_of::<8>(block, pdw, |k, v| no_code(entries[(k << 8) | v as usize] & 0x3f), |_, _| ())
+        }
+        EncodeTable::Dense { lengths, .. } => {
+            code_ways_of::<16>(block, pdw, |_, v| no_code(lengths[v as usize] as u32), |_, _| ())
+        }
+        EncodeTable::Slots { .. } => code_ways_of::<32>(block, pdw, |_, v| coder.encode(0, v), |_, _| ()),
     }
 }
 
@@ -705,7 +751,7 @@ impl Codec for E2mc {
             return Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() });
         }
         match &self.state {
-            State::Coding(coder) => Ok(self.size_from_ways(&code_ways(coder, block, self.layout.pdw, |_, _| ()))),
+            State::Coding(coder) => Ok(self.size_from_ways(&size_ways(coder, block, self.layout.pdw))),
             State::Sampling(_) => Ok(BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() }),
         }
     }

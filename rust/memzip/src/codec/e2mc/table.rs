@@ -81,6 +81,29 @@ pub fn symbols_of(block: &[u8], symbol_bits: u32) -> impl Iterator<Item = u32> +
     })
 }
 
+/// Calls `count(value, run)` for each run of equal 32-bit little-endian
+/// words of `block`, in order. Counting a run with one map update instead
+/// of one per word (zero runs, fills and repeated values are common in
+/// DRAM blocks) gives the same counts, and new values reach the map in the
+/// same order, so a hash map's layout and iteration order are unchanged too.
+#[inline]
+pub fn for_each_word_run(block: &[u8], mut count: impl FnMut(u32, u64)) {
+    let mut words = block.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let Some(first) = words.next() else {
+        return;
+    };
+    let (mut value, mut run) = (first, 1u64);
+    for word in words {
+        if word == value {
+            run += 1;
+        } else {
+            count(value, run);
+            (value, run) = (word, 1);
+        }
+    }
+    count(value, run);
+}
+
 /// One most-frequent value and its code length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -348,7 +371,7 @@ impl Sampler {
                     counts[u16::from_le_bytes([chunk[0], chunk[1]]) as usize] += 1;
                 }
             }
-            Counts::Sparse(counts) => symbols_of(block, bits).for_each(|v| *counts.entry(v).or_insert(0) += 1),
+            Counts::Sparse(counts) => for_each_word_run(block, |v, run| *counts.entry(v).or_insert(0) += run),
         }
     }
 
@@ -441,6 +464,16 @@ mod tests {
         assert_eq!(symbols_of(&block, 8).collect::<Vec<_>>(), vec![0x21, 0x43, 0x65, 0x87]);
         assert_eq!(symbols_of(&block, 16).collect::<Vec<_>>(), vec![0x4321, 0x8765]);
         assert_eq!(symbols_of(&block, 32).collect::<Vec<_>>(), vec![0x8765_4321]);
+    }
+
+    #[test]
+    fn word_runs_cover_every_word_in_order() {
+        let words = [0u32, 0, 0, 5, 5, 0, 7, 7, 7, 7];
+        let block: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut runs = Vec::new();
+        for_each_word_run(&block, |value, run| runs.push((value, run)));
+        assert_eq!(runs, vec![(0, 3), (5, 2), (0, 1), (7, 4)]);
+        for_each_word_run(&[], |_, _| panic!("no words"));
     }
 
     #[test]
