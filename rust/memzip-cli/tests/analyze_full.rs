@@ -5,7 +5,8 @@
 //! work (issue 12), with the arguments below. Making `analyze` faster
 //! (size-only paths, faster samplers, reading without allocation) must not
 //! change one number of its output. Only the trace paths are reduced to file
-//! names. A deliberate change regenerates the file and says so in its commit.
+//! names, and the `e2mc_offline` option (added after 0057e72, false here) is
+//! inserted. A deliberate change regenerates the file and says so in its commit.
 
 use std::path::PathBuf;
 use std::process::Command;
