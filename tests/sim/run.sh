@@ -192,7 +192,7 @@ for codec in none mag_bdi; do
     verdict_line=$(grep -m1 -E '^(PASS|FAIL)' "$work/$name/sim.log" || echo "no verdict: $(grep -m1 -E 'Segmentation|Aborted|ERROR' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")")
     failures=$( [[ -f "$work/$name/stats.json" ]] && total "$name" 't["verify"]["failures"]' || echo missing)
     verdict "$name-passes" "$verdict_line; verify failures $failures" \
-        test "${verdict_line#PASS warp_ops and bit_ops}" != "$verdict_line" -a "$failures" == 0
+        test "${verdict_line#PASS warp_ops, lane_moves and bit_ops}" != "$verdict_line" -a "$failures" == 0
 done
 
 # DRAM bandwidth utilisation from the simulator's own counters (stats.json,
