@@ -2,8 +2,9 @@
 // (gpgpu-sim v3.2.1) lack, so a simulator port can be checked on it:
 // ld.global.nc (__ldg), bar.warp.sync (__syncwarp), vote.sync (ballot, any,
 // all), shfl.sync (idx, up, bfly, and a down-shuffle reduction), and the
-// bit-field opcodes bfe, bfi, bfind, brev, prmt. Every result is compared with
-// the host's.
+// bit-field opcodes bfe, bfi, bfind, brev, prmt; and shuffles whose
+// destination is their source (a loop's variable) or whose warp is partly
+// inactive. Every result is compared with the host's.
 //
 //   modern_ptx [n]    n threads, a positive multiple of 32 (default 4096)
 //
@@ -33,6 +34,43 @@ __global__ void warp_ops(const int *__restrict__ in, int *sums, unsigned *ballot
         ballots[w] = odd;
         any_all[w] = any_big * 2 + all_pos;
     }
+}
+
+// Shuffles a simulator gets wrong when one lane writes before another reads
+// (the loop's shfl has the same register as destination and source) or when
+// it numbers lanes by how many ran (lanes inactive). -7: the lane took no part.
+__global__ void lane_moves(const int *in, int *out, int turns) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = in[i], lane = threadIdx.x & 31, r[3] = {-7, -7, -7};
+    int rot = v;
+#pragma unroll 1
+    for (int t = 0; t < turns; t++) rot = __shfl_sync(0xffffffffu, rot, (lane + 1) & 31);
+    r[0] = rot;
+    if (lane < 16) r[1] = __shfl_xor_sync(0x0000ffffu, v, 8, 16);
+    if (lane != 0) r[2] = __shfl_down_sync(0xfffffffeu, v, 1);
+    for (int k = 0; k < 3; k++) out[3 * i + k] = r[k];
+}
+
+static int check_lane_moves(const std::vector<int> &in, const int *d_in) {
+    int n = (int)in.size(), turns = 5;
+    std::vector<int> out(3 * n);
+    int *d_out = nullptr;
+    cudaMalloc(&d_out, 3 * n * 4);
+    lane_moves<<<(n + 127) / 128, 128>>>(d_in, d_out, turns);
+    cudaMemcpy(out.data(), d_out, 3 * n * 4, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        int w = i / 32 * 32, l = i % 32;
+        int want[3] = {in[w + ((l + turns) & 31)], l < 16 ? in[w + (l ^ 8)] : -7,
+                       l == 0 ? -7 : in[w + (l < 31 ? l + 1 : l)]};
+        for (int k = 0; k < 3; k++) {
+            if (out[3 * i + k] != want[k]) {
+                if (bad < 5) printf("lane_moves[%d] op %d: got %d want %d\n", i, k, out[3 * i + k], want[k]);
+                bad++;
+            }
+        }
+    }
+    return bad;
 }
 
 // Bit-field opcodes through inline PTX, so each one is surely emitted.
@@ -144,10 +182,12 @@ int main(int argc, char **argv) {
         }
     }
     if (bad) { printf("FAIL warp_ops: %d mismatches\n", bad); return 1; }
+    int moves_bad = check_lane_moves(in, d_in);
+    if (moves_bad) { printf("FAIL lane_moves: %d mismatches\n", moves_bad); return 1; }
     int bit_bad = check_bit_ops(n);
     err = cudaGetLastError();
     if (err != cudaSuccess) { printf("FAIL CUDA error: %s\n", cudaGetErrorString(err)); return 1; }
     if (bit_bad) { printf("FAIL bit_ops: %d mismatches\n", bit_bad); return 1; }
-    printf("PASS warp_ops and bit_ops n=%d\n", n);
+    printf("PASS warp_ops, lane_moves and bit_ops n=%d\n", n);
     return 0;
 }

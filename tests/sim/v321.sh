@@ -62,7 +62,7 @@ done
 for codec in "${codecs[@]}"; do
     name="modern_ptx-$codec"
     if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" "${options[@]}" \
-        --expect '^PASS warp_ops and bit_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
+        --expect '^PASS warp_ops, lane_moves and bit_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
         verdict "v321-$name" "shfl.sync, vote.sync, bfe/bfi/bfind/brev/prmt results PASS, verify failures $(total "$name" 't["verify"]["failures"]')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0
     else
