@@ -261,42 +261,38 @@ impl Layout {
     }
 }
 
-/// Transposes a 64 x 64 bit matrix in place: bit `c` of row `r` becomes
-/// bit `r` of row `c` (Hacker's Delight's recursive block swap, 6 rounds).
+/// A square bit-matrix transpose in place: bit `c` of row `r` becomes bit `r`
+/// of row `c` (Hacker's Delight's recursive block swap, log2(bits) rounds).
 /// The bit-plane transform and its inverse are both this transpose.
-fn transpose64(rows: &mut [u64; 64]) {
-    let mut width = 32;
-    let mut mask: u64 = 0x0000_0000_ffff_ffff;
-    while width != 0 {
-        let mut k = 0;
-        while k < 64 {
-            let swapped = ((rows[k] >> width) ^ rows[k + width]) & mask;
-            rows[k] ^= swapped << width;
-            rows[k + width] ^= swapped;
-            k = (k + width + 1) & !width;
+macro_rules! bit_transpose {
+    ($(#[$doc:meta])* $name:ident, $word:ty, $bits:expr, $half_mask:expr) => {
+        $(#[$doc])*
+        fn $name(rows: &mut [$word; $bits]) {
+            let mut width = $bits / 2;
+            let mut mask: $word = $half_mask;
+            while width != 0 {
+                let mut k = 0;
+                while k < $bits {
+                    let swapped = ((rows[k] >> width) ^ rows[k + width]) & mask;
+                    rows[k] ^= swapped << width;
+                    rows[k + width] ^= swapped;
+                    k = (k + width + 1) & !width;
+                }
+                width >>= 1;
+                mask ^= mask << width;
+            }
         }
-        width >>= 1;
-        mask ^= mask << width;
-    }
+    };
 }
 
-/// Transposes a 32 x 32 bit matrix in place ([`transpose64`]'s rounds
-/// on half the size).
-fn transpose32(rows: &mut [u32; 32]) {
-    let mut width = 16;
-    let mut mask: u32 = 0x0000_ffff;
-    while width != 0 {
-        let mut k = 0;
-        while k < 32 {
-            let swapped = ((rows[k] >> width) ^ rows[k + width]) & mask;
-            rows[k] ^= swapped << width;
-            rows[k + width] ^= swapped;
-            k = (k + width + 1) & !width;
-        }
-        width >>= 1;
-        mask ^= mask << width;
-    }
-}
+bit_transpose!(
+    /// Transposes a 64 x 64 bit matrix in place.
+    transpose64, u64, 64, 0x0000_0000_ffff_ffff
+);
+bit_transpose!(
+    /// Transposes a 32 x 32 bit matrix in place.
+    transpose32, u32, 32, 0x0000_ffff
+);
 
 /// The Delta-BitPlane transform (Sec. III): `dbp[k]` has bit `j` set when
 /// bit `k` of delta `j` (two's complement, 33 bits) is set. At most 31
