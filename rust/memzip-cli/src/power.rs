@@ -281,26 +281,6 @@ pub fn gpu_energy(
     Ok(energy)
 }
 
-/// Each kernel's cycles: from the simulator's log when the run directory has it,
-/// else `run.json`'s `kernel_cycles` (scripts/collect-runs.sh keeps them there
-/// for a run committed without its large log).
-fn run_kernel_cycles(dir: &Path) -> Result<Vec<u64>, String> {
-    let log = dir.join("sim.log");
-    let run_path = dir.join("run.json");
-    if log.exists() || !run_path.exists() {
-        return kernel_cycles(&log);
-    }
-    let text = std::fs::read_to_string(&run_path).map_err(|e| format!("{}: cannot read: {e}", run_path.display()))?;
-    let run: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", run_path.display()))?;
-    run["kernel_cycles"]
-        .as_array()
-        .and_then(|cycles| cycles.iter().map(serde_json::Value::as_u64).collect::<Option<Vec<u64>>>())
-        .ok_or_else(|| {
-            format!("{}: no sim.log next to it and no \"kernel_cycles\" (counts) in {}", dir.display(), run_path.display())
-        })
-}
-
 /// The run directory's whole-GPU energy, or `None` without a power report.
 pub fn load(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, String> {
     let Some((model, report)) = find_report(dir)? else {
@@ -308,7 +288,9 @@ pub fn load(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, Strin
     };
     let text = std::fs::read_to_string(&report).map_err(|e| format!("{}: cannot read: {e}", report.display()))?;
     let kernels = parse_report(&text, &report)?;
-    let cycles = run_kernel_cycles(dir)?;
+    let cycles = crate::table::from_log_or_run_json(dir, "kernel_cycles", "counts", kernel_cycles, |v| {
+        v.as_array()?.iter().map(serde_json::Value::as_u64).collect()
+    })?;
     let core_hz = core_hz.ok_or_else(|| {
         format!("{}: no core clock (`total.energy.core_hz` of stats.json) to turn power into energy", dir.display())
     })?;

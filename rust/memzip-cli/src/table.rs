@@ -154,20 +154,28 @@ fn optional<'a, T>(
     }
 }
 
-/// The last `gpu_tot_sim_cycle = N` of a simulator log.
-/// A run's simulated cycles: the simulator's log when the run directory has
-/// it, else `run.json`'s `cycles` (a run committed without its large log).
-fn run_cycles(dir: &Path) -> Result<u64, String> {
+/// A value the simulator's log of a run gives: from `sim.log` when the run
+/// directory has it, else `run.json`'s `key` (scripts/collect-runs.sh keeps it
+/// there for a run committed without its large log); `what` names the value
+/// in the error.
+pub(crate) fn from_log_or_run_json<T>(
+    dir: &Path,
+    key: &str,
+    what: &str,
+    from_log: impl FnOnce(&Path) -> Result<T, String>,
+    from_json: impl FnOnce(&Value) -> Option<T>,
+) -> Result<T, String> {
     let log = dir.join("sim.log");
     let run_path = dir.join("run.json");
     if log.exists() || !run_path.exists() {
-        return last_total_cycles(&log);
+        return from_log(&log);
     }
-    read_json(&run_path)?["cycles"].as_u64().ok_or_else(|| {
-        format!("{}: no sim.log next to it and no \"cycles\" (a count) in {}", dir.display(), run_path.display())
+    from_json(&read_json(&run_path)?[key]).ok_or_else(|| {
+        format!("{}: no sim.log next to it and no \"{key}\" ({what}) in {}", dir.display(), run_path.display())
     })
 }
 
+/// The last `gpu_tot_sim_cycle = N` of a simulator log.
 pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
     let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
     let mut last = None;
@@ -214,7 +222,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
 
-    let cycles = run_cycles(dir)?;
+    let cycles = from_log_or_run_json(dir, "cycles", "a count", last_total_cycles, Value::as_u64)?;
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = power::load(dir, energy.and_then(|e| e.core_hz))?;
 
