@@ -42,18 +42,20 @@ STUDY = [
 # memory-bound ones (their manifests' BOUND) first.
 E2MC_FIRST = ["rodinia/bfs", "lonestar/bfs", "lonestar/sssp"]
 
-# The memory-bound set for the sensitivity sweeps: the benchmarks of paper 002 Table V (which the
-# paper calls memory-bound) that memzip has; PVR (MARS) is missing. PROVISIONAL until the study's
-# none runs measure them: the lead confirms or replaces them from the measured DRAM bandwidth
-# utilisation (the manifests' BOUND).
-MEMORY_BOUND = [
-    "cuda-samples/transpose", "cuda-samples/scan", "cuda-samples/fastWalshTransform",
-    "rodinia/backprop", "rodinia/bfs", "rodinia/srad_v2",
-    "lonestar/bfs", "lonestar/sssp", "lonestar/mst",
-    "parboil/lbm",
-]
+# The memory-bound set of the sensitivity sweeps, from the study's `none` runs: every benchmark
+# whose manifest says BOUND=memory (DRAM bandwidth utilisation >= 0.4, measured at `study`) and
+# whose blocks compress. scan (0.80) and srad_v2 (0.58) are memory-bound but store random input:
+# every codec's effective CR on their traces is 1.00-1.003 (`memzip analyze` of their none runs,
+# benchmarks/results/study/report), so no knob of a sweep can change their runs.
+INCOMPRESSIBLE = ["cuda-samples/scan", "rodinia/srad_v2"]
 
-# The one benchmark of the latency sweep (paper 000 Fig. 5): provisional as above.
+
+def memory_bound():
+    return [b for b in STUDY if bound(b) == "memory" and b not in INCOMPRESSIBLE]
+
+
+# The one benchmark of the latency sweep (paper 000 Fig. 5): memory-bound (0.46) with blocks that
+# compress under both codecs of the sweep (effective CR 1.53 mag_bdi, 1.55 E2MC16 offline).
 LATENCY_BENCHMARK = "cuda-samples/transpose"
 
 # E2MC's online window: each controller samples its first N stored blocks (write-backs and
@@ -149,12 +151,12 @@ def study():
 
 def sens_mag(mag):
     options = [VERIFY] + DRAM_FOR_MAG[mag] + ([f"-memzip_mag_bytes {mag}"] if mag != 32 else [])
-    return [entry(b, ["none", "bdi", "mag_bdi"], options) for b in MEMORY_BOUND]
+    return [entry(b, ["none", "bdi", "mag_bdi"], options) for b in memory_bound()]
 
 
 def sens_pdw():
     runs = []
-    for b in MEMORY_BOUND:
+    for b in memory_bound():
         runs.append(entry(b, ["none"], [VERIFY]))
         # Paper 000 Fig. 10 (CR) and Fig. 12b (speedup): offline probabilities, PDW 1..8.
         runs.append(entry(b, [f"{E2MC16_OFFLINE},pdw={p}" for p in (1, 2, 4, 8)], [VERIFY, OFFLINE]))
@@ -167,7 +169,7 @@ def sens_pdw():
 
 def sens_mdc():
     runs = []
-    for b in MEMORY_BOUND:
+    for b in memory_bound():
         runs.append(entry(b, ["none"], [VERIFY]))
         for kb in (4, 8, 16, 32):
             runs.append(entry(b, ["mag_bdi"], [VERIFY, f"-memzip_mdc_bytes {kb * 1024}"],
@@ -195,7 +197,7 @@ def sens_latency():
 
 
 def sens_bases():
-    return [entry(b, ["none", "mag_bdi", "mag_bdi:bases=8+4+2"], [VERIFY]) for b in MEMORY_BOUND]
+    return [entry(b, ["none", "mag_bdi", "mag_bdi:bases=8+4+2"], [VERIFY]) for b in memory_bound()]
 
 
 # Paper 000 Fig. 13 (whole-GPU energy and EDP, GPUWattch on v3.2.1) and paper 004 Fig. 7
@@ -215,19 +217,16 @@ def energy_v321():
     return runs
 
 
-def write(name, runs, live=False):
-    """Writes a spec: live ones next to this file, the others into pending/."""
-    folder = HERE if live else HERE / "pending"
+def write(name, runs):
+    """Writes a spec next to this file."""
     # One entry per line, like readme-tiny.json: short diffs when a list changes.
     text = '{"runs": [\n' + ",\n".join("  " + json.dumps(r) for r in runs) + "\n]}\n"
-    (folder / name).write_text(text)
+    (HERE / name).write_text(text)
 
 
 def main():
-    # The study's benchmarks all have their `study` preset: its spec is live. The sensitivity
-    # specs wait in pending/ for the measured memory-bound set (MEMORY_BOUND above).
-    write("study.json", study(), live=True)
-    write("energy-v321.json", energy_v321(), live=True)
+    write("study.json", study())
+    write("energy-v321.json", energy_v321())
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
     write("sens-pdw.json", sens_pdw())
