@@ -5,6 +5,7 @@
 #   scripts/bench.sh run NAME --codec C [--preset tiny] [--out DIR] [--set "-memzip_x v"]...
 #                        [--version dev|v3.2.1] [--e2mc offline]
 #   scripts/bench.sh table [--markdown|--csv] [RUN_DIR...]
+#   scripts/bench.sh analyze RUN_DIR...
 #
 # `run` fetches the suite (from $REPO_ENV, e.g. MEMZIP_RODINIA_REPO: a local
 # clone or mirror, else the upstream URL) into the cache once, checks out the
@@ -30,7 +31,10 @@
 #                   profiling run: it caches the tables of every symbol length,
 #                   so a study's offline run after its none run profiles nothing;
 #                   it also writes analyze.json / analyze.txt (`memzip analyze
-#                   --e2mc-offline` of the trace: every codec's CR).
+#                   --e2mc-offline` of the trace: every codec's CR) and the
+#                   sensitivity analyses analyze-<name>.json (SENS_ANALYSES).
+#
+# `analyze` redoes those files for finished none runs that kept their trace.zst.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -233,19 +237,55 @@ trace_of() {
     return 0
 }
 
+# The compression side of the sensitivity sweeps, from the none run's blocks
+# alone (no simulation): NAME|FLAGS of `memzip analyze`, written to
+# analyze-NAME.json, which `memzip report` tabulates. The timing side is the
+# sens-*.json sweeps (benchmarks/sweeps/README.md).
+SENS_ANALYSES=(
+    # Paper 002 Figs. 18, 19: BDI and MAG-aware BDI at a 16- and a 64-byte MAG
+    # (32 B is analyze.json).
+    "mag16|--mag-bytes 16 --codecs bdi,mag_bdi"
+    "mag64|--mag-bytes 64 --codecs bdi,mag_bdi"
+    # Paper 000 Fig. 10: the CR E2MC16 loses to 1, 2, 4, 8 parallel decoding
+    # ways (offline tables from the same blocks).
+    "e2mc16-pdw|--codecs e2mc16:pdw=1,e2mc16:pdw=2,e2mc16:pdw=4,e2mc16:pdw=8 --e2mc-offline"
+    # Paper 000 Fig. 4a: MFV table sizes, online; the window is the study's
+    # (2048 blocks per controller x 6 controllers, benchmarks/sweeps/README.md).
+    "e2mc16-mfv|--codecs e2mc16:mfv=512,e2mc16,e2mc16:mfv=2048,e2mc16:mfv=4096 --e2mc-sample-blocks 12288"
+    # Paper 002 Fig. 17: MAG-aware BDI with one 4-byte base against 8+4+2.
+    "bases|--codecs mag_bdi,mag_bdi:bases=8+4+2"
+)
+
 # analyze_trace TRACE: every codec's compression of the run's stored blocks
 # (E2MC with offline tables from the same trace, paper 000 Fig. 9a) into
-# $OUT/analyze.json and analyze.txt, small files `memzip report` tabulates.
+# $OUT/analyze.json and analyze.txt, and the SENS_ANALYSES into
+# analyze-NAME.json: small files `memzip report` tabulates.
 analyze_trace() {
     [[ -f "$1" ]] || return 0
     step "memzip analyze of this run's trace"
-    local cli trace=$1
+    local cli trace=$1 sens name flags
     cli=$(memzip_cli)
     # From inside the run directory, so the files name the trace relative to it
     # (they are committed: no path of this machine in them).
     [[ "$(dirname "$trace")" != "$OUT" ]] || trace=$(basename "$trace")
     (cd "$OUT" && "$cli" analyze "$trace" --e2mc-offline --json analyze.json >analyze.txt) ||
         die "memzip analyze of $1 failed"
+    for sens in "${SENS_ANALYSES[@]}"; do
+        name=${sens%%|*}
+        read -ra flags <<<"${sens#*|}"
+        (cd "$OUT" && "$cli" analyze "$trace" "${flags[@]}" --no-shannon --json "analyze-$name.json" >/dev/null) ||
+            die "memzip analyze ${flags[*]} of $1 failed"
+    done
+}
+
+# analyze RUN_DIR...: analyze_trace of each run directory's trace.zst.
+cmd_analyze() {
+    (($#)) || die "usage: bench.sh analyze RUN_DIR... (none runs with their trace.zst)"
+    local dir
+    for dir; do
+        [[ -f "$dir/trace.zst" ]] || die "$dir: no trace.zst (a none run with -memzip_trace trace.zst)"
+        OUT=$(cd "$dir" && pwd) analyze_trace "$dir/trace.zst"
+    done
 }
 
 # e2mc_table_dir VERSION / e2mc_table_want BITS: where the offline tables of the
@@ -322,5 +362,6 @@ case ${1:-} in
     list) cmd_list ;;
     run) shift; cmd_run "$@" ;;
     table) shift; cmd_table "$@" ;;
-    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... [--version V] [--e2mc offline] | bench.sh table [--markdown|--csv] [RUN_DIR...]" ;;
+    analyze) shift; cmd_analyze "$@" ;;
+    *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... [--version V] [--e2mc offline] | bench.sh table [--markdown|--csv] [RUN_DIR...] | bench.sh analyze RUN_DIR..." ;;
 esac

@@ -384,18 +384,27 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
 /// run): per codec, raw and effective compression ratio.
 type AnalyzedProgram = (String, Vec<(String, Option<f64>, Option<f64>)>);
 
-/// The `analyze.json` of each program's `none` run (written by bench.sh for a
-/// `none` run with a trace), in program order.
-fn analyzed_programs(rows: &[Row]) -> Result<Vec<AnalyzedProgram>, String> {
+/// One `analyze*.json` file name's results over the `none` runs: per program,
+/// and how the blocks were analysed (MAG, where E2MC's table came from).
+struct Analyses {
+    programs: Vec<AnalyzedProgram>,
+    setting: String,
+}
+
+/// The `file` (an `analyze*.json` that bench.sh writes for a `none` run with a
+/// trace) of each program's `none` run, in program order.
+fn analyzed_programs(rows: &[Row], file: &str) -> Result<Analyses, String> {
     let mut programs = Vec::new();
+    let mut setting = String::new();
     for row in rows.iter().filter(|r| r.run.is_baseline()) {
-        let path = Path::new(&row.run.dir).join("analyze.json");
+        let path = Path::new(&row.run.dir).join(file);
         if !path.is_file() {
             continue;
         }
         let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let codecs = json["traces"][0]["codecs"]
+        let trace = &json["traces"][0];
+        let codecs: Vec<_> = trace["codecs"]
             .as_array()
             .ok_or_else(|| format!("{}: no traces[0].codecs", path.display()))?
             .iter()
@@ -404,48 +413,118 @@ fn analyzed_programs(rows: &[Row]) -> Result<Vec<AnalyzedProgram>, String> {
                 (name, c["raw_compression_ratio"].as_f64(), c["effective_compression_ratio"].as_f64())
             })
             .collect();
+        if setting.is_empty() {
+            setting = analysis_setting(&json, &codecs);
+        }
         programs.push((row.run.program.clone().unwrap_or_else(|| "(unnamed)".into()), codecs));
     }
-    Ok(programs)
+    Ok(Analyses { programs, setting })
+}
+
+/// How an analyze JSON analysed its blocks, in words: the MAG and, when it
+/// has E2MC codecs, where their code tables came from.
+fn analysis_setting(json: &Value, codecs: &[(String, Option<f64>, Option<f64>)]) -> String {
+    let mut setting = match json["traces"][0]["mag_bytes"].as_u64() {
+        Some(mag) => format!("MAG {mag} B"),
+        None => "MAG unknown".to_string(),
+    };
+    if codecs.iter().any(|(name, _, _)| name.starts_with("e2mc")) {
+        if json["e2mc_offline"].as_bool() == Some(true) {
+            setting.push_str("; E2MC tables profiled from the same blocks (offline)");
+        } else if let Some(blocks) = json["sample_blocks"].as_u64() {
+            let _ = write!(setting, "; E2MC samples the first {blocks} blocks online (stored raw), then codes");
+        }
+    }
+    setting
+}
+
+/// The `analyze-<name>.json` file names of the `none` runs (bench.sh's
+/// SENS_ANALYSES: the compression side of the sensitivity sweeps), sorted.
+fn sensitivity_files(rows: &[Row]) -> Vec<String> {
+    let mut names: Vec<String> = rows
+        .iter()
+        .filter(|r| r.run.is_baseline())
+        .filter_map(|r| fs::read_dir(&r.run.dir).ok())
+        .flat_map(|dir| dir.flatten())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("analyze-") && name.ends_with(".json"))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A table of one compression ratio (raw or effective) of every codec of
+/// `programs` per program, with geometric means.
+fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
+    let Some((_, first)) = programs.first() else { return String::new() };
+    let codecs: Vec<&str> = first.iter().map(|(name, _, _)| name.as_str()).collect();
+    let mut out = String::from("| program |");
+    for codec in &codecs {
+        let _ = write!(out, " {codec} |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" --- |".repeat(codecs.len()));
+    out.push('\n');
+    let value = |results: &[(String, Option<f64>, Option<f64>)], codec: &str| {
+        results.iter().find(|(name, _, _)| name == codec).and_then(|(_, r, e)| if raw { *r } else { *e })
+    };
+    let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    for (program, results) in programs {
+        let _ = write!(out, "| {program} |");
+        for codec in &codecs {
+            let _ = write!(out, " {} |", cell(value(results, codec)));
+        }
+        out.push('\n');
+    }
+    out.push_str("| geomean |");
+    for codec in &codecs {
+        let mean = geomean(programs.iter().filter_map(|(_, results)| value(results, codec)));
+        let _ = write!(out, " {} |", cell(mean));
+    }
+    out.push('\n');
+    out
 }
 
 /// Raw and effective compression ratio of every codec `memzip analyze`
 /// measured on each program's stored blocks, with geometric means.
-fn analyze_section(programs: &[AnalyzedProgram]) -> String {
-    let Some((_, first)) = programs.first() else { return String::new() };
-    let codecs: Vec<&str> = first.iter().map(|(name, _, _)| name.as_str()).collect();
+fn analyze_section(analyses: &Analyses) -> String {
+    if analyses.programs.is_empty() {
+        return String::new();
+    }
     let mut out = String::from(
         "\n## Every codec on the stored blocks (`memzip analyze` of the `none` runs' traces)\n\n\
          Write-backs and host-to-device copies of each `none` run, every codec offline on the same blocks; \
          E2MC starts from a table profiled from the same trace (offline probabilities, paper 000 Fig. 9a).\n",
     );
     for (title, raw) in [("Effective compression ratio (at MAG)", false), ("Raw compression ratio", true)] {
-        let _ = write!(out, "\n### {title}\n\n| program |");
-        for codec in &codecs {
-            let _ = write!(out, " {codec} |");
-        }
-        out.push_str("\n| --- |");
-        out.push_str(&" --- |".repeat(codecs.len()));
-        out.push('\n');
-        let value = |results: &[(String, Option<f64>, Option<f64>)], codec: &str| {
-            results.iter().find(|(name, _, _)| name == codec).and_then(|(_, r, e)| if raw { *r } else { *e })
-        };
-        let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
-        for (program, results) in programs {
-            let _ = write!(out, "| {program} |");
-            for codec in &codecs {
-                let _ = write!(out, " {} |", cell(value(results, codec)));
-            }
-            out.push('\n');
-        }
-        out.push_str("| geomean |");
-        for codec in &codecs {
-            let mean = geomean(programs.iter().filter_map(|(_, results)| value(results, codec)));
-            let _ = write!(out, " {} |", cell(mean));
-        }
-        out.push('\n');
+        let _ = write!(out, "\n### {title}\n\n{}", ratio_table(&analyses.programs, raw));
     }
     out
+}
+
+/// The compression side of the sensitivity sweeps: one effective- and one
+/// raw-CR table per `analyze-<name>.json` (MAG 16 / 64 B, E2MC's PDWs and
+/// MFV table sizes, MAG-aware BDI's bases: scripts/bench.sh SENS_ANALYSES).
+fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
+    let files = sensitivity_files(rows);
+    if files.is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = String::from(
+        "\n## Sensitivity of the compression ratio (`memzip analyze` of the same blocks)\n\n\
+         The `none` runs' stored blocks again, under the knobs of the sensitivity sweeps \
+         (`analyze-<name>.json`, scripts/bench.sh `SENS_ANALYSES`); their timing is the `sens-*` sweeps'.\n",
+    );
+    for file in files {
+        let analyses = analyzed_programs(rows, &file)?;
+        let name = file.trim_start_matches("analyze-").trim_end_matches(".json");
+        let _ = write!(out, "\n### {name}: {}\n", analyses.setting);
+        for (title, raw) in [("Effective compression ratio", false), ("Raw compression ratio", true)] {
+            let _ = write!(out, "\n{title}:\n\n{}", ratio_table(&analyses.programs, raw));
+        }
+    }
+    Ok(out)
 }
 
 /// Writes the report files into `out` and returns their paths.
@@ -523,7 +602,8 @@ pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&geomean_table(&rows));
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
-    summary.push_str(&analyze_section(&analyzed_programs(&rows)?));
+    summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));
+    summary.push_str(&sensitivity_section(&rows)?);
     summary.push_str(&energy_section(&rows));
     summary.push_str(&gpu_energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");

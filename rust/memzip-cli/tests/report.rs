@@ -139,6 +139,47 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
 }
 
+#[test]
+fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
+    use memzip_cli::analyze::{analyze, AnalyzeOptions};
+    let runs = fixture_copy("report-sensitivity-runs");
+    let trace = runs.join("t.mzt");
+    common::write_trace(&trace, 300, 128, false);
+    let mut at_mag16 = AnalyzeOptions::new(vec!["bdi".into(), "mag_bdi".into()]);
+    at_mag16.mag_bytes = 16;
+    at_mag16.shannon_bits = vec![];
+    let mag16 = analyze(&[&trace], &at_mag16).unwrap();
+    let json = serde_json::json!({ "traces": mag16 });
+    fs::write(runs.join("vecadd-none/analyze-mag16.json"), json.to_string()).unwrap();
+    let mut online = AnalyzeOptions::new(vec!["e2mc16:mfv=512".into(), "e2mc16".into()]);
+    online.sample_blocks = 100;
+    online.shannon_bits = vec![];
+    let mfv = analyze(&[&trace], &online).unwrap();
+    let json = serde_json::json!({ "traces": mfv, "sample_blocks": 100, "e2mc_offline": false });
+    fs::write(runs.join("vecadd-none/analyze-e2mc16-mfv.json"), json.to_string()).unwrap();
+
+    let out = common::temp_dir("report-sensitivity");
+    write_report(&runs, &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = &summary[summary.find("## Sensitivity of the compression ratio").expect("the section")..];
+    let section = &section[..section.find("## Energy").unwrap()];
+    // One table pair per file, sorted by name, each saying how it analysed the blocks.
+    let mfv_at = section.find("### e2mc16-mfv: MAG 32 B; E2MC samples the first 100 blocks online").expect(section);
+    let mag_at = section.find("### mag16: MAG 16 B\n").expect(section);
+    assert!(mfv_at < mag_at, "{section}");
+    let cr = |codecs: &[memzip_cli::analyze::CodecResult], i: usize, raw: bool| {
+        let c = &codecs[i];
+        format!("{:.3}", if raw { c.raw_compression_ratio } else { c.effective_compression_ratio }.unwrap())
+    };
+    let mag16_part = &section[mag_at..];
+    for raw in [false, true] {
+        let row = format!("| vecadd | {} | {} |", cr(&mag16[0].codecs, 0, raw), cr(&mag16[0].codecs, 1, raw));
+        assert!(mag16_part.contains(&row), "{row} not in:\n{mag16_part}");
+    }
+    assert!(section[mfv_at..mag_at].contains("| program | e2mc16:mfv=512 | e2mc16 |"), "{section}");
+    assert!(!section.contains("| bfs |"), "bfs has no analyze-*.json");
+}
+
 /// Every committed study report (`benchmarks/results/<study>/report/`) is what
 /// `memzip report benchmarks/results/<study>` writes from the committed runs.
 #[test]
