@@ -8,11 +8,13 @@
 # FROM_DIR holds run directories (a `memzip sweep --out` directory); each
 # finished one (run.json present; not .tmp-* or *.failed) is copied to
 # TO_DIR/<id>/ with: run.json, stats.json, bench.json, check.log,
-# analyze.json, analyze.txt and the power model's report (whichever exist). `memzip table` and `memzip
+# analyze.json, analyze.txt, the sensitivity analyses analyze-<name>.json and
+# the power model's report (whichever exist). `memzip table` and `memzip
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
 # in here from sim.log for runs made before sim-run.sh wrote it). A run already
-# in TO_DIR is left as it is. `memzip sweep SPEC --out TO_DIR` then skips the
-# collected runs.
+# in TO_DIR keeps its files; only small files it lacks are added (analyses
+# redone later with `bench.sh analyze`). `memzip sweep SPEC --out TO_DIR` then
+# skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -22,17 +24,30 @@ from=$1 to=$2
 [[ -d "$from" ]] || die "FROM_DIR '$from' is not a directory"
 mkdir -p "$to"
 
-collected=0
+# small_files RUN: the names of RUN's files that are collected.
+small_files() {
+    local file
+    for file in run.json stats.json bench.json check.log analyze.json analyze.txt "$1"/analyze-*.json \
+        "$1"/gpgpusim_power_report__*.log "$1"/accelwattch_power_report.log; do
+        file=$(basename "$file")
+        [[ ! -f "$1/$file" ]] || echo "$file"
+    done
+}
+
+collected=0 added=0
 for run in "$from"/*/; do
     run=${run%/}
     id=$(basename "$run")
     [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
-    [[ ! -e "$to/$id" ]] || continue
+    if [[ -e "$to/$id" ]]; then
+        for file in $(small_files "$run"); do
+            [[ -e "$to/$id/$file" ]] || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
+        done
+        continue
+    fi
     mkdir -p "$to/.collect-$id"
-    for file in run.json stats.json bench.json check.log analyze.json analyze.txt \
-        "$run"/gpgpusim_power_report__*.log "$run"/accelwattch_power_report.log; do
-        file=$(basename "$file")
-        [[ ! -f "$run/$file" ]] || cp "$run/$file" "$to/.collect-$id/$file"
+    for file in $(small_files "$run"); do
+        cp "$run/$file" "$to/.collect-$id/$file"
     done
     python3 - "$to/.collect-$id/run.json" "$run/sim.log" <<'EOF'
 import json, re, sys
@@ -67,4 +82,4 @@ EOF
     mv "$to/.collect-$id" "$to/$id"
     collected=$((collected + 1))
 done
-log "collected $collected run(s) into $to"
+log "collected $collected run(s) into $to; added $added file(s) to runs already there"
