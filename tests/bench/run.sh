@@ -176,6 +176,28 @@ verdict check-heartwall-right "points moved with the image accepted" quiet pytho
 python3 -c 'import sys; t = open(sys.argv[1]).read(); i = t.rindex("--epi--\n") + 8; open(sys.argv[2], "w").write(t[:i] + str(int(t[i:i + 3]) + 1) + t[i + 3:])' "$work/hw.good" "$work/hw.bad"
 verdict check-heartwall-wrong "one point a pixel off rejected" fails python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.bad"
 
+# collect-runs.sh: finished runs' small files are copied (no sim.log, no
+# trace), unfinished and failed runs are not, a collected run keeps its
+# files and gains only the ones it lacks.
+mkdir -p "$work/from/a-none" "$work/from/b-bdi.failed" "$work/from/.tmp-c-none" "$work/to"
+for f in run.json stats.json analyze.json analyze-mag16.json sim.log trace.zst; do echo "new $f" >"$work/from/a-none/$f"; done
+echo '{"codec": "none", "cycles": 7}' >"$work/from/a-none/run.json"
+echo '{}' >"$work/from/b-bdi.failed/run.json"; echo '{}' >"$work/from/.tmp-c-none/run.json"
+collect() { bash "$MEMZIP_ROOT/scripts/collect-runs.sh" "$work/from" "$work/to" 2>/dev/null; }
+collect_first() {
+    collect && [[ -f "$work/to/a-none/analyze-mag16.json" && -f "$work/to/a-none/stats.json" ]] &&
+        [[ ! -e "$work/to/a-none/sim.log" && ! -e "$work/to/a-none/trace.zst" ]] &&
+        [[ "$(ls "$work/to")" == a-none ]]
+}
+verdict collect-runs-small-files "finished runs' small files only" collect_first
+echo "committed" >"$work/to/a-none/stats.json"; rm "$work/to/a-none/analyze-mag16.json"
+echo "new" >"$work/from/a-none/analyze-bases.json"
+collect_again() {
+    collect && [[ "$(cat "$work/to/a-none/stats.json")" == committed ]] &&
+        [[ -f "$work/to/a-none/analyze-mag16.json" && -f "$work/to/a-none/analyze-bases.json" ]]
+}
+verdict collect-runs-adds-missing "a collected run keeps its files, gains missing ones" collect_again
+
 gpgpusim_paths dev
 if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     echo "SKIP benchmark runs: no gpgpu-sim source (set MEMZIP_GPGPUSIM_REPO to a clone or mirror of gpgpu-sim_distribution)"
