@@ -338,13 +338,28 @@ fn geomean_table(rows: &[Row]) -> String {
 
 /// The geometric means of the memory-bound programs and of the others apart,
 /// classed by their `none` run's DRAM bandwidth utilisation.
+/// The DRAM bandwidth utilisation of `program`'s `none` run, if measured.
+fn none_utilization(rows: &[Row], program: &str) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.run.is_baseline() && r.run.program.as_deref().unwrap_or("(unnamed)") == program)
+        .and_then(|r| r.run.dram_utilization)
+}
+
+/// The runs of the programs whose `none` run's utilisation is at least
+/// `threshold` (`memory`) or below it (`!memory`); unmeasured programs in neither.
+fn bound_rows(rows: &[Row], threshold: f64, memory: bool) -> Vec<Row> {
+    rows.iter()
+        .filter(|r| {
+            let program = r.run.program.as_deref().unwrap_or("(unnamed)");
+            none_utilization(rows, program).is_some_and(|u| (u >= threshold) == memory)
+        })
+        .cloned()
+        .collect()
+}
+
 fn bound_section(rows: &[Row], threshold: f64) -> String {
     let (programs, _) = axes(rows);
-    let utilization = |program: &str| {
-        rows.iter()
-            .find(|r| r.run.is_baseline() && r.run.program.as_deref().unwrap_or("(unnamed)") == program)
-            .and_then(|r| r.run.dram_utilization)
-    };
+    let utilization = |program: &str| none_utilization(rows, program);
     let mut memory = Vec::new();
     let mut other = Vec::new();
     let mut unmeasured = Vec::new();
@@ -365,14 +380,7 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
         list(&unmeasured)
     );
     for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
-        let subset: Vec<Row> = rows
-            .iter()
-            .filter(|r| {
-                let program = r.run.program.as_deref().unwrap_or("(unnamed)");
-                utilization(program).is_some_and(|u| (u >= threshold) == want_memory)
-            })
-            .cloned()
-            .collect();
+        let subset = bound_rows(rows, threshold, want_memory);
         if !subset.is_empty() {
             let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
         }
@@ -613,6 +621,19 @@ pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -
         let chart = BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
         write(figure.file, chart.to_svg())?;
         let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
+    }
+    // The papers' speedup figures show memory-bound programs (paper 002 §V-C): the
+    // effective CR and speedup of those alone, where the results have any.
+    let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
+    if !memory_rows.is_empty() {
+        for figure in figures.iter().filter(|f| ["effective_cr.svg", "speedup.svg"].contains(&f.file)) {
+            let (groups, series) = per_program(&memory_rows, figure.metric);
+            let title = format!("{} (memory-bound programs)", figure.title);
+            let file = figure.file.replace(".svg", "-memory-bound.svg");
+            let chart = BarChart { title: &title, y_label: figure.y_label, groups, series, reference: figure.reference };
+            write(&file, chart.to_svg())?;
+            let _ = writeln!(summary, "![{title}]({file})\n");
+        }
     }
 
     // Stored-size distribution over every program, per codec.

@@ -23,7 +23,8 @@ fn geomean_of_ratios() {
 fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
     let written = write_report(fixtures(), &out, 0.5).unwrap();
-    assert_eq!(written.len(), 10);
+    // 8 figures, 2 of them again for the memory-bound programs (vecadd), summary.md and .csv.
+    assert_eq!(written.len(), 12);
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4;
     // its stats predate the energy model: no energy columns.
@@ -92,12 +93,20 @@ fn memory_bound_programs_get_their_own_geomeans() {
     assert!(section.contains("| bdi | "), "{section}");
     assert!(!section[..section.find("## Energy").unwrap_or(section.len())].contains("| mag_bdi |"), "bfs is not in it");
     assert!(!summary.contains("### Not memory-bound"), "no program below the threshold");
+    // The memory-bound programs' own effective-CR and speedup figures: vecadd only.
+    for file in ["effective_cr-memory-bound.svg", "speedup-memory-bound.svg"] {
+        let svg = fs::read_to_string(out.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(svg.contains("(memory-bound programs)") && svg.contains(">vecadd<"), "{file}: {svg}");
+        assert!(!svg.contains(">bfs<"), "{file} has bfs, which is not memory-bound");
+        assert!(summary.contains(&format!("]({file})")), "summary links {file}");
+    }
 
     let out = common::temp_dir("report-bound-high");
     write_report(fixtures(), &out, 0.6).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Memory-bound: none. Not memory-bound: vecadd (0.51)."), "{summary}");
     assert!(summary.contains("### Not memory-bound") && !summary.contains("### Memory-bound"));
+    assert!(!out.join("speedup-memory-bound.svg").exists(), "no memory-bound program, no figure");
 }
 
 /// Copies the fixture runs into a fresh directory (tests add files to it).
