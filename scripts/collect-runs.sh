@@ -69,12 +69,15 @@ totals = re.findall(r"^\s*gpu_tot_sim_cycle\s*=\s*(\d+)\s*$", text, re.M)
 if run.get("cycles") is None and totals:
     run["cycles"] = int(totals[-1])
     changed = True
-# The power model's energy needs each kernel's cycles (memzip-cli's power.rs
-# reads the same `gpu_sim_cycle = N` lines from sim.log when it is there).
+# The power model's energy needs each kernel's duration: the steps of
+# `gpu_tot_sim_cycle = N` from one kernel's end to the next (memzip-cli's
+# power.rs reads them the same way from sim.log when it is there; a kernel's
+# own gpu_sim_cycle can include an earlier kernel's cycles).
 has_power = any(Path(path).parent.glob("gpgpusim_power_report__*.log")) or \
     Path(path).with_name("accelwattch_power_report.log").is_file()
 if has_power and "kernel_cycles" not in run:
-    run["kernel_cycles"] = [int(n) for n in re.findall(r"^\s*gpu_sim_cycle = (\d+)\s*$", text, re.M)]
+    ends = [int(n) for n in re.findall(r"^\s*gpu_tot_sim_cycle = (\d+)\s*$", text, re.M)]
+    run["kernel_cycles"] = [end - start for start, end in zip([0] + ends, ends)]
     changed = True
 if changed:
     open(path, "w").write(json.dumps(run, indent=2) + "\n")

@@ -13,9 +13,15 @@
 //! samples (one every `-gpgpu_runtime_stat` cycles): the total and each
 //! component (`gpu_avg_<LABEL> = W`, the components first, then the
 //! performance counters from `TOT_INST` on). A kernel's energy is its
-//! average power times its duration, `gpu_sim_cycle` (the kernel's cycles in
-//! `sim.log`, same order as the report) over the core clock
-//! (`total.energy.core_hz` of `stats.json`). A kernel shorter than one sample
+//! average power times its duration over the core clock
+//! (`total.energy.core_hz` of `stats.json`). The duration is the step of
+//! `gpu_tot_sim_cycle` from the previous kernel's end to this one's (in
+//! `sim.log`, same order as the report), not the kernel's `gpu_sim_cycle`:
+//! the simulator resets that only when the GPU goes idle, so a kernel
+//! launched before the previous one retired reports both kernels' cycles
+//! (v3.2.1, fastWalshTransform under mag_bdi: kernel 4 printed 27346 =
+//! 13579 of kernel 3 + its own 13767), and those cycles would be charged
+//! twice. The steps add up to the run's cycles. A kernel shorter than one sample
 //! has no sample: the simulator prints `nan`, and the kernel is counted in
 //! `unsampled_kernels` with no energy.
 //!
@@ -192,21 +198,37 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
     Ok(kernels)
 }
 
-/// Every kernel's `gpu_sim_cycle = N` of a simulator log, in order.
+/// Every kernel's duration in a simulator log, in order: the steps of
+/// `gpu_tot_sim_cycle = N` (the cycle each kernel ended at) from one kernel's
+/// end to the next one's (module doc: why not `gpu_sim_cycle`).
 pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, String> {
     let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
-    let mut cycles = Vec::new();
+    let mut ends = Vec::new();
     for line in BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
         let line = String::from_utf8_lossy(&line);
-        let Some(rest) = line.trim().strip_prefix("gpu_sim_cycle = ") else {
+        let Some(rest) = line.trim().strip_prefix("gpu_tot_sim_cycle = ") else {
             continue;
         };
         let n = rest
             .trim()
             .parse::<u64>()
-            .map_err(|_| format!("{}: `gpu_sim_cycle = {rest}` is not a cycle count", log.display()))?;
-        cycles.push(n);
+            .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {rest}` is not a cycle count", log.display()))?;
+        ends.push(n);
+    }
+    durations(&ends).map_err(|e| format!("{}: {e}", log.display()))
+}
+
+/// Kernel durations from the cycles the kernels ended at (non-decreasing).
+fn durations(ends: &[u64]) -> Result<Vec<u64>, String> {
+    let mut previous = 0;
+    let mut cycles = Vec::with_capacity(ends.len());
+    for &end in ends {
+        let step = end
+            .checked_sub(previous)
+            .ok_or_else(|| format!("`gpu_tot_sim_cycle` goes back from {previous} to {end}"))?;
+        cycles.push(step);
+        previous = end;
     }
     Ok(cycles)
 }
@@ -241,7 +263,7 @@ pub fn gpu_energy(
 ) -> Result<GpuEnergy, String> {
     if kernels.len() != cycles.len() {
         return Err(format!(
-            "{}: {} kernels, but sim.log has {} `gpu_sim_cycle` lines",
+            "{}: {} kernels, but sim.log has {} `gpu_tot_sim_cycle` lines",
             report.display(),
             kernels.len(),
             cycles.len()
@@ -367,7 +389,24 @@ mod tests {
         assert_eq!(e.components_pj.len(), 3);
         assert_eq!((e.kernels, e.unsampled_kernels), (2, 0));
         let err = gpu_energy(PowerModel::GpuWattch, "r.log".into(), &kernels, &[1000], 1e9).unwrap_err();
-        assert!(err.contains("2 kernels") && err.contains("1 `gpu_sim_cycle`"), "{err}");
+        assert!(err.contains("2 kernels") && err.contains("1 `gpu_tot_sim_cycle`"), "{err}");
+    }
+
+    #[test]
+    fn kernel_durations_are_steps_of_the_total_cycles() {
+        // v3.2.1 log of fastWalshTransform under mag_bdi: the fourth kernel's
+        // gpu_sim_cycle (27346) also holds the third's 13579 cycles.
+        let dir = std::env::temp_dir().join(format!("memzip-power-durations-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("sim.log");
+        let kernel = |sim: u64, tot: u64| format!("kernel_name = k\ngpu_sim_cycle = {sim}\ngpu_sim_insn = 9\ngpu_tot_sim_cycle = {tot}\n");
+        let text = kernel(13461, 13461) + &kernel(11992, 25453) + &kernel(13579, 39032) + &kernel(27346, 52799);
+        std::fs::write(&log, text).unwrap();
+        assert_eq!(kernel_cycles(&log).unwrap(), vec![13461, 11992, 13579, 13767]);
+        std::fs::write(&log, kernel(5, 50) + &kernel(5, 40)).unwrap();
+        let err = kernel_cycles(&log).unwrap_err();
+        assert!(err.contains("sim.log") && err.contains("from 50 to 40"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
