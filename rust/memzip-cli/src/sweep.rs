@@ -120,7 +120,9 @@ impl Runners {
 /// What a sweep did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Outcome {
-    /// Runs already complete before this sweep.
+    /// Runs already complete before this sweep, or completed meanwhile by
+    /// another sweep into another directory and copied in (a run whose
+    /// directory exists when its turn comes is not run again).
     pub skipped: usize,
     pub succeeded: usize,
     /// Ids of runs that failed (details in `<id>.failed/`).
@@ -442,14 +444,19 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
     // par_bridge: the workers take runs in the spec's order as each becomes free
     // (a par_iter would split the list, starting its second half at once), so a
     // spec's order is the order runs start in.
-    let results: Vec<Result<(String, bool), String>> = pool.install(|| {
+    // Per run: Some(succeeded), or None when its result appeared meanwhile.
+    let results: Vec<Result<(String, Option<bool>), String>> = pool.install(|| {
         todo.iter()
             .par_bridge()
             .map(|run| {
                 let start = Instant::now();
-                let ok = run_one(runners, run, out)?;
+                let ok = if out.join(&run.id).is_dir() { None } else { Some(run_one(runners, run, out)?) };
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                let verdict = if ok { "ok".to_string() } else { format!("FAILED: {}", failure_cause(out, &run.id)) };
+                let verdict = match ok {
+                    Some(true) => "ok".to_string(),
+                    Some(false) => format!("FAILED: {}", failure_cause(out, &run.id)),
+                    None => "done meanwhile (its directory appeared): skipped".to_string(),
+                };
                 let line = format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
                 // A log (not a terminal) gets the lines; a terminal also the bar.
                 if bar.is_hidden() {
@@ -466,8 +473,9 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
     let mut outcome = Outcome { skipped, ..Outcome::default() };
     for result in results {
         match result? {
-            (_, true) => outcome.succeeded += 1,
-            (id, false) => outcome.failed.push(id),
+            (_, Some(true)) => outcome.succeeded += 1,
+            (id, Some(false)) => outcome.failed.push(id),
+            (_, None) => outcome.skipped += 1,
         }
     }
     outcome.failed.sort();  // finishing order varies; the outcome does not

@@ -387,3 +387,30 @@ fn runs_start_in_the_spec_order() {
         assert!(position.abs_diff(i) <= 1, "run {codec} (spec position {position}) started {i}th: {started:?}");
     }
 }
+
+#[test]
+fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
+    // The first run also leaves the third's result, as another sweep into another
+    // directory would once its run is copied in: the third is skipped, not rerun.
+    let dir = common::temp_dir("sweep-meanwhile");
+    let runner = dir.join("meanwhile.sh");
+    fs::write(
+        &runner,
+        "#!/usr/bin/env bash\nwhile (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n\
+         echo \"$c\" >> \"$STARTS\"; mkdir -p \"$o\"; echo '{}' > \"$o/run.json\"\n\
+         if [[ $c == none ]]; then mkdir -p \"$(dirname \"$o\")/p-fpc\"; echo '{}' > \"$(dirname \"$o\")/p-fpc/run.json\"; fi\n",
+    )
+    .unwrap();
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"name": "p", "argv": ["x"], "codecs": ["none", "bdi", "fpc"]}]}"#).unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    let starts = dir.join("starts");
+    let runners = Runners {
+        program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
+        benchmark: vec!["false".into()],
+    };
+    let outcome = sweep(&runs, &dir.join("out"), &runners, 1).unwrap();
+    assert_eq!((outcome.skipped, outcome.succeeded, outcome.failed.len()), (1, 2, 0));
+    assert_eq!(fs::read_to_string(&starts).unwrap(), "none\nbdi\n", "fpc never started");
+    assert!(dir.join("out/p-fpc/run.json").is_file());
+}
