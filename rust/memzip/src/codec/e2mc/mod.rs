@@ -38,6 +38,7 @@
 
 pub mod entropy;
 pub mod huffman;
+mod pairs;
 pub mod table;
 
 
@@ -45,6 +46,7 @@ pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
 
 use self::huffman::CanonicalCode;
+use self::pairs::{pair_table, unpack_pair, PairEntry, PAIR_BITS};
 use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
 use super::registry::CodecSpec;
 use super::{
@@ -183,6 +185,9 @@ struct Coder {
     escape: u32,
     escape_code: PackedCode,
     encode_table: EncodeTable,
+    /// Two-symbol decode tables ([`pairs`]), one per pair of word positions
+    /// (4/8-bit) or one (16-bit); none for 32-bit symbols.
+    pair_tables: Vec<Vec<PairEntry>>,
 }
 
 impl Coder {
@@ -249,7 +254,12 @@ impl Coder {
                 (packed(&codes[0], escape as usize), EncodeTable::Slots { slots, shift })
             }
         };
-        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
+        let pair_tables = match symbol_bits {
+            4 | 8 => codes.chunks_exact(2).map(|pair| pair_table(&pair[0], &pair[1], None)).collect(),
+            16 => vec![pair_table(&codes[0], &codes[0], Some(escape))],
+            _ => Vec::new(),
+        };
+        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table, pair_tables })
     }
 
     /// The codeword for a 16/32-bit symbol that is not an MFV: the escape
@@ -316,12 +326,43 @@ impl Coder {
         layout: Layout,
         out: &mut [u8],
     ) -> Result<[usize; 8], CodecError> {
-        for j in 0..layout.per_way {
+        let mut j = 0;
+        if !self.pair_tables.is_empty() {
+            // Two symbols per lookup where the pair table has them.
+            let positions = self.codes.len();
+            while j + 2 <= layout.per_way {
+                for w in 0..layout.pdw {
+                    let s = w * layout.per_way + j;
+                    // Ways start at word position 0 and pairs at even positions.
+                    debug_assert!(positions == 1 || s % 2 == 0);
+                    let table = &self.pair_tables[(s & (positions - 1)) >> 1];
+                    let (first, second, len) = unpack_pair(table[peek(payload, pos[w], PAIR_BITS) as usize]);
+                    if len == 0 {
+                        pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], s, out)?;
+                        pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], s + 1, out)?;
+                    } else {
+                        pos[w] = advance(pos[w], len as usize, end[w])?;
+                        self.store_decoded::<SYMBOL_BITS>(out, s, first);
+                        self.store_decoded::<SYMBOL_BITS>(out, s + 1, second);
+                    }
+                }
+                j += 2;
+            }
+        }
+        for j in j..layout.per_way {
             for w in 0..layout.pdw {
                 pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], w * layout.per_way + j, out)?;
             }
         }
         Ok(pos)
+    }
+
+    /// Stores symbol `s` decoded from a pair entry: the value itself for
+    /// 4/8-bit symbols, an MFV rank for 16-bit ones (never the escape).
+    #[inline(always)]
+    fn store_decoded<const SYMBOL_BITS: u32>(&self, out: &mut [u8], s: usize, symbol: u32) {
+        let value = if uses_mfv(SYMBOL_BITS) { self.mfv_values[symbol as usize] } else { symbol };
+        store_symbol(out, s, value, SYMBOL_BITS);
     }
 
     /// Decodes way `way` alone (symbols `way * per_way ..`) from bits
