@@ -481,11 +481,25 @@ fn code_ways_of<const SYMBOL_BITS: u32>(
         let mut bits = 0usize;
         for chunk in part.chunks_exact(4) {
             let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            for k in 0..per_word {
-                let value = (word >> ((k as u32 * SYMBOL_BITS) % 32)) & mask;
-                let (code, len) = lookup(k, value);
+            if per_word == 1 {
+                let (code, len) = lookup(0, word);
                 bits += len as usize;
                 emit(code, len);
+                continue;
+            }
+            // Two symbols of the word at a time: their codewords go out in
+            // one write when they fit in 64 bits (16-bit symbols: up to 2 x
+            // (20 + 16) bits with escapes, so not always).
+            for k in (0..per_word).step_by(2) {
+                let (first, second) = ((word >> (k as u32 * SYMBOL_BITS)) & mask, (word >> ((k as u32 + 1) * SYMBOL_BITS)) & mask);
+                let ((code1, len1), (code2, len2)) = (lookup(k, first), lookup(k + 1, second));
+                bits += (len1 + len2) as usize;
+                if len1 + len2 <= 64 {
+                    emit((code1 << len2) | code2, len1 + len2);
+                } else {
+                    emit(code1, len1);
+                    emit(code2, len2);
+                }
             }
         }
         way_bits[way] = bits;
