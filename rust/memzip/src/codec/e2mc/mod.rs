@@ -342,8 +342,7 @@ impl Coder {
                         pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], s + 1, out)?;
                     } else {
                         pos[w] = advance(pos[w], len as usize, end[w])?;
-                        self.store_decoded::<SYMBOL_BITS>(out, s, first);
-                        self.store_decoded::<SYMBOL_BITS>(out, s + 1, second);
+                        self.store_pair::<SYMBOL_BITS>(out, s, first, second);
                     }
                 }
                 j += 2;
@@ -357,12 +356,19 @@ impl Coder {
         Ok(pos)
     }
 
-    /// Stores symbol `s` decoded from a pair entry: the value itself for
-    /// 4/8-bit symbols, an MFV rank for 16-bit ones (never the escape).
+    /// Stores symbols `s` (even) and `s + 1` decoded from a pair entry with
+    /// one store: the values themselves for 4/8-bit symbols (a 4-bit pair
+    /// is one whole byte), MFV ranks for 16-bit ones (never the escape).
     #[inline(always)]
-    fn store_decoded<const SYMBOL_BITS: u32>(&self, out: &mut [u8], s: usize, symbol: u32) {
-        let value = if uses_mfv(SYMBOL_BITS) { self.mfv_values[symbol as usize] } else { symbol };
-        store_symbol(out, s, value, SYMBOL_BITS);
+    fn store_pair<const SYMBOL_BITS: u32>(&self, out: &mut [u8], s: usize, first: u32, second: u32) {
+        match SYMBOL_BITS {
+            4 => out[s / 2] = (first | second << 4) as u8,
+            8 => out[s..s + 2].copy_from_slice(&[first as u8, second as u8]),
+            _ => {
+                let (low, high) = (self.mfv_values[first as usize], self.mfv_values[second as usize]);
+                out[2 * s..2 * s + 4].copy_from_slice(&(low | high << 16).to_le_bytes());
+            }
+        }
     }
 
     /// Decodes way `way` alone (symbols `way * per_way ..`) from bits
