@@ -55,7 +55,7 @@ use super::{
     check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, words, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
+use crate::bits::{sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -107,17 +107,30 @@ impl BaseDelta {
         }
     }
 
+    /// `fits_signed(x, delta_bits)` for values sign-extended from `B` bytes,
+    /// as one add and compare (the bounds are loop-invariant) instead of two
+    /// shifts by a runtime width per value.
+    #[inline(always)]
+    fn delta_fits<const B: usize>(&self) -> impl Fn(i64) -> bool {
+        let delta_bits = self.delta_bits;
+        let wide = delta_bits >= (B * 8) as u32;
+        let half = if wide { 0 } else { 1u64 << (delta_bits - 1) };
+        let limit = if wide { 0 } else { 1u64 << delta_bits };
+        move |x: i64| wide || (x as u64).wrapping_add(half) < limit
+    }
+
     #[inline(always)]
     fn fit_words<const B: usize>(&self, block: &[u8]) -> Option<u64> {
         let word_bits = (B * 8) as u32;
+        let fits = self.delta_fits::<B>();
         let mut base: Option<u64> = None;
         for chunk in block.chunks_exact(B) {
             let value = le_word::<B>(chunk);
-            if fits_signed(sign_extend(value, word_bits), self.delta_bits) {
+            if fits(sign_extend(value, word_bits)) {
                 continue;
             }
             let base_value = *base.get_or_insert(value);
-            if !fits_signed(sign_extend(value.wrapping_sub(base_value), word_bits), self.delta_bits) {
+            if !fits(sign_extend(value.wrapping_sub(base_value), word_bits)) {
                 return None;
             }
         }
@@ -141,6 +154,7 @@ impl BaseDelta {
     fn encode_words<const B: usize>(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
         let word_bits = (B * 8) as u32;
         let count = block.len() / B;
+        let fits = self.delta_fits::<B>();
         // Up to 64 values (128 B blocks with 2-byte bases).
         let mut deltas = [0u64; 64];
         // Bit 63 - i % 64 of masks[i / 64]: value i uses the explicit base.
@@ -148,7 +162,7 @@ impl BaseDelta {
         for (i, chunk) in block.chunks_exact(B).enumerate() {
             let value = le_word::<B>(chunk);
             let from_zero = sign_extend(value, word_bits);
-            let uses_base = !fits_signed(from_zero, self.delta_bits);
+            let uses_base = !fits(from_zero);
             masks[i / 64] |= (uses_base as u64) << (63 - i % 64);
             deltas[i] =
                 if uses_base { sign_extend(value.wrapping_sub(base), word_bits) as u64 } else { from_zero as u64 };
@@ -632,6 +646,24 @@ mod tests {
     }
 
     proptest! {
+        /// The add-and-compare fit check equals `fits_signed` on values
+        /// sign-extended from every base width, at every delta width.
+        #[test]
+        fn delta_fits_equals_fits_signed(raw in any::<u64>(), delta_bits in 1u32..=64, small in any::<bool>()) {
+            use crate::bits::fits_signed;
+            let raw = if small { raw % 300 } else { raw };
+            for (base_bytes, fits) in [
+                (8, Box::new(BaseDelta::new(8, delta_bits).delta_fits::<8>()) as Box<dyn Fn(i64) -> bool>),
+                (4, Box::new(BaseDelta::new(4, delta_bits).delta_fits::<4>())),
+                (2, Box::new(BaseDelta::new(2, delta_bits).delta_fits::<2>())),
+            ] {
+                for value in [raw, raw.wrapping_neg()] {
+                    let x = sign_extend(value, base_bytes * 8);
+                    prop_assert_eq!(fits(x), fits_signed(x, delta_bits), "{} bytes, x {}", base_bytes, x);
+                }
+            }
+        }
+
         #[test]
         fn round_trips_structured((geometry, block) in geometry_and_block(false)) {
             let compressed = assert_round_trips(&mut Bdi::new(geometry), &block)?;
