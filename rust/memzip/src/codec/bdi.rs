@@ -55,7 +55,7 @@ use super::{
     check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, words, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
+use crate::bits::{sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -71,12 +71,10 @@ pub(crate) struct BaseDelta {
 }
 
 impl BaseDelta {
+    /// `base_bytes` is 8, 4 or 2 (the BDI and MAG-aware BDI base sizes).
     pub const fn new(base_bytes: usize, delta_bits: u32) -> Self {
+        assert!(matches!(base_bytes, 8 | 4 | 2), "BDI bases are 8, 4 or 2 bytes");
         BaseDelta { base_bytes, delta_bits }
-    }
-
-    fn word_bits(&self) -> u32 {
-        (self.base_bytes * 8) as u32
     }
 
     /// Values (and so bitmask bits and deltas) in a block.
@@ -105,22 +103,34 @@ impl BaseDelta {
         match self.base_bytes {
             8 => self.fit_words::<8>(block),
             4 => self.fit_words::<4>(block),
-            2 => self.fit_words::<2>(block),
-            _ => self.fit_words::<1>(block),
+            _ => self.fit_words::<2>(block),
         }
+    }
+
+    /// `fits_signed(x, delta_bits)` for values sign-extended from `B` bytes,
+    /// as one add and compare (the bounds are loop-invariant) instead of two
+    /// shifts by a runtime width per value.
+    #[inline(always)]
+    fn delta_fits<const B: usize>(&self) -> impl Fn(i64) -> bool {
+        let delta_bits = self.delta_bits;
+        let wide = delta_bits >= (B * 8) as u32;
+        let half = if wide { 0 } else { 1u64 << (delta_bits - 1) };
+        let limit = if wide { 0 } else { 1u64 << delta_bits };
+        move |x: i64| wide || (x as u64).wrapping_add(half) < limit
     }
 
     #[inline(always)]
     fn fit_words<const B: usize>(&self, block: &[u8]) -> Option<u64> {
         let word_bits = (B * 8) as u32;
+        let fits = self.delta_fits::<B>();
         let mut base: Option<u64> = None;
         for chunk in block.chunks_exact(B) {
             let value = le_word::<B>(chunk);
-            if fits_signed(sign_extend(value, word_bits), self.delta_bits) {
+            if fits(sign_extend(value, word_bits)) {
                 continue;
             }
             let base_value = *base.get_or_insert(value);
-            if !fits_signed(sign_extend(value.wrapping_sub(base_value), word_bits), self.delta_bits) {
+            if !fits(sign_extend(value.wrapping_sub(base_value), word_bits)) {
                 return None;
             }
         }
@@ -134,38 +144,37 @@ impl BaseDelta {
         match self.base_bytes {
             8 => self.encode_words::<8>(block, base, writer),
             4 => self.encode_words::<4>(block, base, writer),
-            2 => self.encode_words::<2>(block, base, writer),
-            _ => self.encode_words::<1>(block, base, writer),
+            _ => self.encode_words::<2>(block, base, writer),
         }
     }
 
+    /// One pass over the block computes the bitmask and the deltas; they
+    /// are then written mask first, deltas packed several per write.
     #[inline(always)]
     fn encode_words<const B: usize>(&self, block: &[u8], base: u64, writer: &mut BitWriter) {
         let word_bits = (B * 8) as u32;
-        writer.write(base, word_bits);
-        // Bitmask first (one bit per value, MSB first), in 64-bit pieces.
-        let mut mask = 0u64;
-        let mut mask_bits = 0;
-        for chunk in block.chunks_exact(B) {
-            let uses_base = !fits_signed(sign_extend(le_word::<B>(chunk), word_bits), self.delta_bits);
-            mask = (mask << 1) | uses_base as u64;
-            mask_bits += 1;
-            if mask_bits == 64 {
-                writer.write(mask, 64);
-                (mask, mask_bits) = (0, 0);
-            }
-        }
-        writer.write(mask, mask_bits);
-        for chunk in block.chunks_exact(B) {
+        let count = block.len() / B;
+        let fits = self.delta_fits::<B>();
+        // Up to 64 values (128 B blocks with 2-byte bases).
+        let mut deltas = [0u64; 64];
+        // Bit 63 - i % 64 of masks[i / 64]: value i uses the explicit base.
+        let mut masks = [0u64; 2];
+        for (i, chunk) in block.chunks_exact(B).enumerate() {
             let value = le_word::<B>(chunk);
             let from_zero = sign_extend(value, word_bits);
-            let delta = if fits_signed(from_zero, self.delta_bits) {
-                from_zero as u64
-            } else {
-                sign_extend(value.wrapping_sub(base), word_bits) as u64
-            };
-            writer.write(delta, self.delta_bits);
+            let uses_base = !fits(from_zero);
+            masks[i / 64] |= (uses_base as u64) << (63 - i % 64);
+            deltas[i] =
+                if uses_base { sign_extend(value.wrapping_sub(base), word_bits) as u64 } else { from_zero as u64 };
         }
+        writer.write(base, word_bits);
+        let mut left = count;
+        for &mask in masks.iter().take(count.div_ceil(64)) {
+            let piece = left.min(64);
+            writer.write(mask >> (64 - piece), piece as u32);
+            left -= piece;
+        }
+        writer.write_fields(&deltas[..count], self.delta_bits);
     }
 
     /// The whole compressor unit: fit check, then the bitstream.
@@ -181,9 +190,20 @@ impl BaseDelta {
     /// (paper 002 Fig. 10) into `out` (one block). Any bit pattern of the
     /// right length decodes.
     pub fn decode_into(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
-        let word_bits = self.word_bits();
-        let base = reader.read(word_bits)?;
-        let count = self.value_count(out.len());
+        match self.base_bytes {
+            8 => self.decode_words::<8>(reader, out),
+            4 => self.decode_words::<4>(reader, out),
+            _ => self.decode_words::<2>(reader, out),
+        }
+    }
+
+    /// [`BaseDelta::decode_into`] for `B`-byte values: the value width known
+    /// at compile time makes each store a fixed-size move, not a memmove call
+    /// (issue 12's profile).
+    #[inline(always)]
+    fn decode_words<const B: usize>(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
+        let base = reader.read((B * 8) as u32)?;
+        let count = out.len() / B;
         // Up to 64 values: 128 B blocks with 2-byte bases; read in pieces of 64.
         let mut masks = [0u64; 2];
         let mut left = count;
@@ -192,12 +212,16 @@ impl BaseDelta {
             *mask = reader.read(piece as u32)? << (64 - piece);
             left -= piece;
         }
-        for (i, chunk) in out.chunks_exact_mut(self.base_bytes).enumerate() {
-            let delta = sign_extend(reader.read(self.delta_bits)?, self.delta_bits) as u64;
+        let delta_bits = self.delta_bits;
+        let mut chunks = out.chunks_exact_mut(B);
+        reader.read_fields(delta_bits, count, |i, field| {
+            let delta = sign_extend(field, delta_bits) as u64;
             let uses_base = (masks[i / 64] << (i % 64)) >> 63 == 1;
             let value = if uses_base { base.wrapping_add(delta) } else { delta };
-            chunk.copy_from_slice(&value.to_le_bytes()[..self.base_bytes]);
-        }
+            if let Some(chunk) = chunks.next() {
+                chunk.copy_from_slice(&value.to_le_bytes()[..B]);
+            }
+        })?;
         reader.expect_end()
     }
 }
@@ -275,10 +299,12 @@ impl Bdi {
     fn smallest(&self, block: &[u8]) -> Option<(Candidate, EncodingId, usize, u64)> {
         self.by_size.iter().find_map(|&(candidate, id, bits)| {
             let base = match candidate {
-                Candidate::Zeros => block.iter().all(|&b| b == 0).then_some(0)?,
+                // Whole 8-byte words compared as integers: slice equality of
+                // a runtime length calls `bcmp` per word (issue 12's profile).
+                Candidate::Zeros => block.chunks_exact(8).all(|w| le_word::<8>(w) == 0).then_some(0)?,
                 Candidate::Repeated => {
-                    let first = &block[..REPEATED_WORD_BYTES];
-                    block.chunks_exact(REPEATED_WORD_BYTES).all(|w| w == first).then_some(0)?
+                    let first = le_word::<REPEATED_WORD_BYTES>(block);
+                    block.chunks_exact(REPEATED_WORD_BYTES).all(|w| le_word::<REPEATED_WORD_BYTES>(w) == first).then_some(0)?
                 }
                 Candidate::BaseDelta(index) => BASE_DELTA_ENCODINGS[index].fit(block)?,
             };
@@ -620,6 +646,24 @@ mod tests {
     }
 
     proptest! {
+        /// The add-and-compare fit check equals `fits_signed` on values
+        /// sign-extended from every base width, at every delta width.
+        #[test]
+        fn delta_fits_equals_fits_signed(raw in any::<u64>(), delta_bits in 1u32..=64, small in any::<bool>()) {
+            use crate::bits::fits_signed;
+            let raw = if small { raw % 300 } else { raw };
+            for (base_bytes, fits) in [
+                (8, Box::new(BaseDelta::new(8, delta_bits).delta_fits::<8>()) as Box<dyn Fn(i64) -> bool>),
+                (4, Box::new(BaseDelta::new(4, delta_bits).delta_fits::<4>())),
+                (2, Box::new(BaseDelta::new(2, delta_bits).delta_fits::<2>())),
+            ] {
+                for value in [raw, raw.wrapping_neg()] {
+                    let x = sign_extend(value, base_bytes * 8);
+                    prop_assert_eq!(fits(x), fits_signed(x, delta_bits), "{} bytes, x {}", base_bytes, x);
+                }
+            }
+        }
+
         #[test]
         fn round_trips_structured((geometry, block) in geometry_and_block(false)) {
             let compressed = assert_round_trips(&mut Bdi::new(geometry), &block)?;

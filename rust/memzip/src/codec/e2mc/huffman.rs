@@ -223,6 +223,11 @@ impl CanonicalCode {
         (self.codes[symbol], self.lengths[symbol])
     }
 
+    /// Every `(symbol, code, length)` in canonical order (shortest first).
+    pub fn by_length(&self) -> impl Iterator<Item = (u32, u32, u8)> + '_ {
+        self.sorted.iter().map(|&s| (s, self.codes[s as usize], self.lengths[s as usize]))
+    }
+
     /// Bits the decoder looks at: the longest code length.
     pub fn max_len(&self) -> u8 {
         self.max_len

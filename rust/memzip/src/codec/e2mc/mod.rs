@@ -38,6 +38,7 @@
 
 pub mod entropy;
 pub mod huffman;
+mod pairs;
 pub mod table;
 
 
@@ -45,6 +46,7 @@ pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
 
 use self::huffman::CanonicalCode;
+use self::pairs::{pair_table, unpack_pair, PairEntry, PAIR_BITS};
 use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
 use super::registry::CodecSpec;
 use super::{
@@ -183,6 +185,9 @@ struct Coder {
     escape: u32,
     escape_code: PackedCode,
     encode_table: EncodeTable,
+    /// Two-symbol decode tables ([`pairs`]), one per pair of word positions
+    /// (4/8-bit) or one (16-bit); none for 32-bit symbols.
+    pair_tables: Vec<Vec<PairEntry>>,
 }
 
 impl Coder {
@@ -249,7 +254,12 @@ impl Coder {
                 (packed(&codes[0], escape as usize), EncodeTable::Slots { slots, shift })
             }
         };
-        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table })
+        let pair_tables = match symbol_bits {
+            4 | 8 => codes.chunks_exact(2).map(|pair| pair_table(&pair[0], &pair[1], None)).collect(),
+            16 => vec![pair_table(&codes[0], &codes[0], Some(escape))],
+            _ => Vec::new(),
+        };
+        Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table, pair_tables })
     }
 
     /// The codeword for a 16/32-bit symbol that is not an MFV: the escape
@@ -316,12 +326,49 @@ impl Coder {
         layout: Layout,
         out: &mut [u8],
     ) -> Result<[usize; 8], CodecError> {
-        for j in 0..layout.per_way {
+        let mut j = 0;
+        if !self.pair_tables.is_empty() {
+            // Two symbols per lookup where the pair table has them.
+            let positions = self.codes.len();
+            while j + 2 <= layout.per_way {
+                for w in 0..layout.pdw {
+                    let s = w * layout.per_way + j;
+                    // Ways start at word position 0 and pairs at even positions.
+                    debug_assert!(positions == 1 || s % 2 == 0);
+                    let table = &self.pair_tables[(s & (positions - 1)) >> 1];
+                    let (first, second, len) = unpack_pair(table[peek(payload, pos[w], PAIR_BITS) as usize]);
+                    if len == 0 {
+                        pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], s, out)?;
+                        pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], s + 1, out)?;
+                    } else {
+                        pos[w] = advance(pos[w], len as usize, end[w])?;
+                        self.store_pair::<SYMBOL_BITS>(out, s, first, second);
+                    }
+                }
+                j += 2;
+            }
+        }
+        for j in j..layout.per_way {
             for w in 0..layout.pdw {
                 pos[w] = self.decode_symbol::<SYMBOL_BITS>(payload, pos[w], end[w], w * layout.per_way + j, out)?;
             }
         }
         Ok(pos)
+    }
+
+    /// Stores symbols `s` (even) and `s + 1` decoded from a pair entry with
+    /// one store: the values themselves for 4/8-bit symbols (a 4-bit pair
+    /// is one whole byte), MFV ranks for 16-bit ones (never the escape).
+    #[inline(always)]
+    fn store_pair<const SYMBOL_BITS: u32>(&self, out: &mut [u8], s: usize, first: u32, second: u32) {
+        match SYMBOL_BITS {
+            4 => out[s / 2] = (first | second << 4) as u8,
+            8 => out[s..s + 2].copy_from_slice(&[first as u8, second as u8]),
+            _ => {
+                let (low, high) = (self.mfv_values[first as usize], self.mfv_values[second as usize]);
+                out[2 * s..2 * s + 4].copy_from_slice(&(low | high << 16).to_le_bytes());
+            }
+        }
     }
 
     /// Decodes way `way` alone (symbols `way * per_way ..`) from bits
@@ -440,11 +487,25 @@ fn code_ways_of<const SYMBOL_BITS: u32>(
         let mut bits = 0usize;
         for chunk in part.chunks_exact(4) {
             let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            for k in 0..per_word {
-                let value = (word >> ((k as u32 * SYMBOL_BITS) % 32)) & mask;
-                let (code, len) = lookup(k, value);
+            if per_word == 1 {
+                let (code, len) = lookup(0, word);
                 bits += len as usize;
                 emit(code, len);
+                continue;
+            }
+            // Two symbols of the word at a time: their codewords go out in
+            // one write when they fit in 64 bits (16-bit symbols: up to 2 x
+            // (20 + 16) bits with escapes, so not always).
+            for k in (0..per_word).step_by(2) {
+                let (first, second) = ((word >> (k as u32 * SYMBOL_BITS)) & mask, (word >> ((k as u32 + 1) * SYMBOL_BITS)) & mask);
+                let ((code1, len1), (code2, len2)) = (lookup(k, first), lookup(k + 1, second));
+                bits += (len1 + len2) as usize;
+                if len1 + len2 <= 64 {
+                    emit((code1 << len2) | code2, len1 + len2);
+                } else {
+                    emit(code1, len1);
+                    emit(code2, len2);
+                }
             }
         }
         way_bits[way] = bits;
