@@ -275,6 +275,7 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     # kmeans: our texture-to-load port (kmeans.sed) and the host k-means.
     bench_run rodinia/kmeans none
     bench_run rodinia/kmeans mag_bdi
+    # Not heartwall: its tiny takes ~4 CPU-minutes (benchmarks/README.md).
     # A wrong answer must fail the run: corrupt the reference, expect exit != 0.
     ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
     if [[ -f "$ref" ]]; then
