@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A moving test video for Rodinia heartwall, with the known track of every point.
 
-    heartwall_video.py make --frames N [--seed S] --out VIDEO.avi --shifts SHIFTS
+    heartwall_video.py make --frames N [--seed S] [--template T --search S --max-move M]
+                            --out VIDEO.avi --shifts SHIFTS [--sizes SIZES]
     heartwall_video.py check SHIFTS RESULT
 
 make: VIDEO.avi holds N uncompressed 8-bit grey frames of 640 x 600 pixels
@@ -14,6 +15,11 @@ each point by normalised cross-correlation with a template cut from frame 0;
 on a moved copy of the image the correlation is 1 exactly at the moved
 point, so the right track of every point is its frame-0 position plus
 (dy_k, dx_k). SHIFTS: one "dy dx" line per frame.
+
+--template, --search, --max-move: the half-sizes and largest move the program
+will use (Rodinia's 25, 40 and 10 by default; our heartwall.sed takes them as
+arguments). make exits naming the frame if the walk could leave what the
+program searches (see walk_fits); SIZES gets "T S M" for the program's argv.
 
 check: RESULT (heartwall's result.txt, built with -DOUTPUT) lists every
 endo and epi point's row and column in each processed frame; all of them,
@@ -64,6 +70,33 @@ def shifts(frames, seed):
     return walk
 
 
+def walk_fits(walk, template, search, max_move):
+    """None if heartwall, with these sizes, searches every move of the walk
+    where the template lies wholly inside its search area, else the first
+    frame that it does not.
+
+    For frame k (per axis) the program correlates the template with the
+    search area around the point's reference position (the frame-0 one; after
+    every 10th frame, the position found then), and keeps the best match
+    among the moves [p - lo, p - lo + max_move - 1] from that reference, p
+    being the move found in frame k - 1 and lo = ceil((max_move - 1) / 2)
+    (its max_move x max_move mask). The match is exact only where the
+    template lies inside the search area, moves within +-(search - template):
+    the whole mask must lie there, so no partial-overlap value can win."""
+    lo = max_move // 2  # ceil((max_move - 1) / 2): the mask convolution's offset
+    hi = max_move - 1 - lo
+    full = search - template
+    for k in range(1, len(walk)):
+        reference = walk[10 * ((k - 1) // 10)]
+        for axis in (0, 1):
+            previous = walk[k - 1][axis] - reference[axis]
+            now = walk[k][axis] - reference[axis]
+            if not (previous - lo <= now <= previous + hi
+                    and previous - lo >= -full and previous + hi <= full):
+                return k
+    return None
+
+
 def frame_bytes(image, dy, dx):
     """The frame moved by (dy, dx) as heartwall reads it: avimod.c flips rows
     (the AVI's last row is the program's row 0)."""
@@ -96,12 +129,20 @@ def avi(frames):
 
 
 def make(args):
-    image = base_image(args.seed)
     walk = shifts(args.frames, args.seed)
+    frame = walk_fits(walk, args.template, args.search, args.max_move)
+    if frame is not None:
+        sys.exit(f"heartwall_video: --template {args.template} --search {args.search} "
+                 f"--max-move {args.max_move}: frame {frame}'s move {walk[frame]} (from "
+                 f"{walk[frame - 1]}) is outside the moves heartwall searches exactly")
+    image = base_image(args.seed)
     with open(args.out, "wb") as out:
         out.write(avi([frame_bytes(image, dy, dx) for dy, dx in walk]))
     with open(args.shifts, "w") as out:
         out.write("".join(f"{dy} {dx}\n" for dy, dx in walk))
+    if args.sizes:
+        with open(args.sizes, "w") as out:
+            out.write(f"{args.template} {args.search} {args.max_move}\n")
 
 
 def parse_result(path):
@@ -152,9 +193,15 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True)
     parser.add_argument("--shifts", required=True)
+    parser.add_argument("--template", type=int, default=25, help="template half-size (Rodinia: 25)")
+    parser.add_argument("--search", type=int, default=40, help="search half-size (Rodinia: 40)")
+    parser.add_argument("--max-move", type=int, default=10, help="mask size (Rodinia: 10)")
+    parser.add_argument("--sizes", help="file for 'TEMPLATE SEARCH MAX_MOVE' (the program's argv)")
     args = parser.parse_args()
     if args.frames < 1:
         parser.error("--frames must be >= 1")
+    if not (1 <= args.template <= 25 and args.template <= args.search <= 40 and args.max_move >= 1):
+        parser.error("sizes out of heartwall's range: --template 1..25, --search from --template to 40, --max-move >= 1")
     make(args)
 
 

@@ -175,6 +175,10 @@ PY
 verdict check-heartwall-right "points moved with the image accepted" quiet python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.good"
 python3 -c 'import sys; t = open(sys.argv[1]).read(); i = t.rindex("--epi--\n") + 8; open(sys.argv[2], "w").write(t[:i] + str(int(t[i:i + 3]) + 1) + t[i + 3:])' "$work/hw.good" "$work/hw.bad"
 verdict check-heartwall-wrong "one point a pixel off rejected" fails python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.bad"
+# Sizes whose exact-match moves (+-(search - template)) cannot hold the
+# move mask around the walk are refused; the tiny preset's are not.
+verdict gen-heartwall-sizes-refused "search 10 around a 5 template refused" fails python3 "$gen/heartwall_video.py" make --frames 3 --seed 1 --template 5 --search 10 --out "$work/hw.avi" --shifts "$work/hw.s"
+verdict gen-heartwall-sizes-tiny "tiny's 4 / 10 / 4 accepted, sizes written" eval 'python3 "$gen/heartwall_video.py" make --frames 2 --seed 1 --template 4 --search 10 --max-move 4 --out "$work/hw.avi" --shifts "$work/hw.s" --sizes "$work/hw.sizes" && [[ "$(cat "$work/hw.sizes")" == "4 10 4" ]]'
 
 # collect-runs.sh: finished runs' small files are copied (no sim.log, no
 # trace), unfinished and failed runs are not, a collected run keeps its
@@ -271,6 +275,7 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     # kmeans: our texture-to-load port (kmeans.sed) and the host k-means.
     bench_run rodinia/kmeans none
     bench_run rodinia/kmeans mag_bdi
+    # Not heartwall: its tiny takes ~4 CPU-minutes (benchmarks/README.md).
     # A wrong answer must fail the run: corrupt the reference, expect exit != 0.
     ref="$MEMZIP_CACHE/benchmarks/inputs/rodinia/bfs/tiny/reference.txt"
     if [[ -f "$ref" ]]; then
