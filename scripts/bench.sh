@@ -291,8 +291,16 @@ cmd_analyze() {
 # e2mc_table_dir VERSION / e2mc_table_want BITS: where the offline tables of the
 # benchmark loaded by cmd_run (SUITE, name, preset, BIN, DATA) are cached, and
 # the stamp a table must carry to be current (binary, input, symbol length).
+# The input counts by its files' contents, not by the recipe in DATA/.done: an
+# input regenerated identically (a change to another generator regenerates
+# every input) keeps its tables.
 e2mc_table_dir() { echo "$bench_root/e2mc/$SUITE/$name/$preset@$1"; }
-e2mc_table_want() { echo "$(cat "$BIN.stamp") $(cat "$DATA/.done") $1"; }
+e2mc_table_want() { echo "$(cat "$BIN.stamp") input $(input_sum) $1"; }
+
+# input_sum: a checksum of DATA's files (names and contents, not .done).
+input_sum() {
+    (cd "$DATA" && find . -type f ! -name .done | LC_ALL=C sort | xargs -r -d '\n' cksum | cksum)
+}
 
 # e2mc_profile_into TABLE TRACE BITS: `memzip e2mc-profile` of TRACE, stamped.
 e2mc_profile_into() {
@@ -338,6 +346,10 @@ e2mc_offline_table() {
     if [[ ! -f "$table" || "$(cat "$table.stamp" 2>/dev/null)" != "$(e2mc_table_want "$bits")" ]]; then
         step "e2mc offline table: profiling run of $SUITE/$name $preset (codec none, trace)"
         local profile="$dir/profile-run"
+        # The program's own output files go to the profiling run's folder
+        # (RUN names them under $OUT; the real run's folder does not exist yet).
+        local OUT=$profile argv
+        eval "argv=($RUN)"
         bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --codec none --out "$profile" \
             --set "-memzip_trace $dir/trace.zst" --label "$SUITE/$name $preset profile" \
             ${EXPECT:+--expect "$EXPECT"} -- "${argv[@]}" >&2 || die "profiling run failed (log: $profile/sim.log)"
