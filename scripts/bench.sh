@@ -295,7 +295,8 @@ cmd_analyze() {
 # input regenerated identically (a change to another generator regenerates
 # every input) keeps its tables.
 e2mc_table_dir() { echo "$bench_root/e2mc/$SUITE/$name/$preset@$1"; }
-e2mc_table_want() { echo "$(cat "$BIN.stamp") input $(input_sum) $1"; }
+# INPUT_SUM (set by the callers once, not per symbol length) is input_sum's.
+e2mc_table_want() { echo "$(cat "$BIN.stamp") input $INPUT_SUM $1"; }
 
 # input_sum: a checksum of DATA's files (names and contents, not .done).
 input_sum() {
@@ -320,6 +321,7 @@ e2mc_seed_tables() {
     mkdir -p "$dir"
     exec {lock}>"$dir/.lock"
     flock "$lock"
+    INPUT_SUM=$(input_sum)
     for bits in 4 8 16 32; do
         [[ "$(cat "$dir/e2mc$bits.json.stamp" 2>/dev/null)" == "$(e2mc_table_want "$bits")" ]] ||
             e2mc_profile_into "$dir/e2mc$bits.json" "$trace" "$bits"
@@ -343,6 +345,7 @@ e2mc_offline_table() {
     local lock
     exec {lock}>"$dir/.lock"
     flock "$lock"
+    INPUT_SUM=$(input_sum)
     if [[ ! -f "$table" || "$(cat "$table.stamp" 2>/dev/null)" != "$(e2mc_table_want "$bits")" ]]; then
         step "e2mc offline table: profiling run of $SUITE/$name $preset (codec none, trace)"
         local profile="$dir/profile-run"
