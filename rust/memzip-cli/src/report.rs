@@ -212,26 +212,66 @@ fn axes(rows: &[Row]) -> (Vec<String>, Vec<String>) {
     (programs, codecs)
 }
 
-/// Per codec, one value per program and the geometric mean as the last group.
+fn program_of(row: &Row) -> &str {
+    row.run.program.as_deref().unwrap_or("(unnamed)")
+}
+
+/// The programs (in axis order) that have a run of every codec in `rows`.
+/// Geometric means compare codecs only over these: while a grid is
+/// incomplete, a codec's mean over the programs it alone has run would
+/// compare different workloads.
+fn common_programs(rows: &[Row]) -> Vec<String> {
+    let (programs, codecs) = axes(rows);
+    programs
+        .into_iter()
+        .filter(|p| codecs.iter().all(|c| rows.iter().any(|r| &r.run.label == c && program_of(r) == p)))
+        .collect()
+}
+
+/// "1 program", "2 programs".
+fn programs_text(count: usize) -> String {
+    format!("{count} program{}", if count == 1 { "" } else { "s" })
+}
+
+/// The number of programs `codec` has a run of.
+fn program_count(rows: &[Row], codec: &str) -> usize {
+    let mut programs: Vec<&str> = rows.iter().filter(|r| r.run.label == codec).map(program_of).collect();
+    programs.sort_unstable();
+    programs.dedup();
+    programs.len()
+}
+
+/// Whether every codec has run every program.
+fn grid_is_complete(rows: &[Row]) -> bool {
+    common_programs(rows).len() == axes(rows).0.len()
+}
+
+/// Per codec, one value per program and the geometric mean as the last group:
+/// over the programs every codec has run, or, when there is none, over each
+/// codec's own (the group's label says which).
 fn per_program(rows: &[Row], metric: impl Fn(&Row) -> Option<f64>) -> (Vec<String>, Vec<Series>) {
     let (programs, codecs) = axes(rows);
+    let common = common_programs(rows);
     let series = codecs
         .iter()
         .map(|codec| {
             let mut values: Vec<Option<f64>> = programs
                 .iter()
-                .map(|p| {
-                    rows.iter()
-                        .find(|r| &r.run.label == codec && r.run.program.as_deref().unwrap_or("(unnamed)") == p)
-                        .and_then(&metric)
-                })
+                .map(|p| rows.iter().find(|r| &r.run.label == codec && program_of(r) == p).and_then(&metric))
                 .collect();
-            values.push(geomean(values.iter().flatten().copied()));
+            let in_mean = |(p, v): (&String, &Option<f64>)| (common.is_empty() || common.contains(p)).then_some(*v);
+            values.push(geomean(programs.iter().zip(&values).filter_map(in_mean).flatten()));
             (codec.clone(), values)
         })
         .collect();
     let mut groups = programs;
-    groups.push("geomean".into());
+    groups.push(if grid_is_complete(rows) {
+        "geomean".into()
+    } else if common.is_empty() {
+        "geomean (each codec's programs)".into()
+    } else {
+        format!("geomean (the {} all ran)", programs_text(common.len()))
+    });
     (groups, series)
 }
 
@@ -314,21 +354,57 @@ const SUMMARY_METRICS: [(&str, Metric); 6] = [
     ("geomean EDP % of none", |r| r.edp_percent_of_none),
 ];
 
-/// Per codec, the geometric mean over the programs of each summary metric.
+/// Per codec, the geometric mean of each summary metric over the programs
+/// every codec has run; while the grid is incomplete, also each codec's own
+/// means (with its number of programs), which do not compare across codecs.
 fn geomean_table(rows: &[Row]) -> String {
+    let common = common_programs(rows);
+    let mut out = String::new();
+    if grid_is_complete(rows) {
+        let _ = writeln!(out, "Geometric means over {}, each run by every codec.\n", programs_text(common.len()));
+        out.push_str(&metric_table(rows, &common, false));
+        return out;
+    }
+    if common.is_empty() {
+        out.push_str("No program has a run of every codec.\n\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "Geometric means over the {} every codec has run ({}).\n",
+            programs_text(common.len()),
+            common.join(", ")
+        );
+        out.push_str(&metric_table(rows, &common, false));
+        out.push_str("\nEach codec over every program it has run (different programs: these do not compare across codecs).\n\n");
+    }
+    let (programs, _) = axes(rows);
+    out.push_str(&metric_table(rows, &programs, true));
+    out
+}
+
+/// One row per codec: the geometric mean of each summary metric over the
+/// runs of `programs` (with the codec's number of programs when `counts`).
+fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
+    let subset: Vec<Row> = rows.iter().filter(|r| programs.iter().any(|p| p == program_of(r))).cloned().collect();
     let mut out = String::from("| codec |");
+    if counts {
+        out.push_str(" programs |");
+    }
     for (header, _) in SUMMARY_METRICS {
         let _ = write!(out, " {header} |");
     }
     out.push_str("\n| --- |");
-    out.push_str(&" --- |".repeat(SUMMARY_METRICS.len()));
+    out.push_str(&" --- |".repeat(SUMMARY_METRICS.len() + usize::from(counts)));
     out.push('\n');
-    let charts: Vec<_> = SUMMARY_METRICS.iter().map(|(_, metric)| per_program(rows, metric)).collect();
-    let (_, codecs) = axes(rows);
-    for (c, codec) in codecs.iter().enumerate() {
+    let (_, codecs) = axes(&subset);
+    for codec in &codecs {
         let _ = write!(out, "| {codec} |");
-        for (_, series) in &charts {
-            let mean = series[c].1.last().copied().flatten();
+        if counts {
+            let _ = write!(out, " {} |", program_count(&subset, codec));
+        }
+        for (_, metric) in SUMMARY_METRICS {
+            let run_of = |p: &String| subset.iter().find(|r| &r.run.label == codec && program_of(r) == p);
+            let mean = geomean(programs.iter().filter_map(run_of).filter_map(metric));
             let _ = write!(out, " {} |", mean.map_or("-".to_string(), |v| format!("{v:.3}")));
         }
         out.push('\n');
@@ -341,7 +417,7 @@ fn geomean_table(rows: &[Row]) -> String {
 /// The DRAM bandwidth utilisation of `program`'s `none` run, if measured.
 fn none_utilization(rows: &[Row], program: &str) -> Option<f64> {
     rows.iter()
-        .find(|r| r.run.is_baseline() && r.run.program.as_deref().unwrap_or("(unnamed)") == program)
+        .find(|r| r.run.is_baseline() && program_of(r) == program)
         .and_then(|r| r.run.dram_utilization)
 }
 
@@ -350,7 +426,7 @@ fn none_utilization(rows: &[Row], program: &str) -> Option<f64> {
 fn bound_rows(rows: &[Row], threshold: f64, memory: bool) -> Vec<Row> {
     rows.iter()
         .filter(|r| {
-            let program = r.run.program.as_deref().unwrap_or("(unnamed)");
+            let program = program_of(r);
             none_utilization(rows, program).is_some_and(|u| (u >= threshold) == memory)
         })
         .cloned()
