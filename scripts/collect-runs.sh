@@ -27,7 +27,7 @@ mkdir -p "$to"
 # small_files RUN: the names of RUN's files that are collected.
 small_files() {
     local file
-    for file in run.json stats.json bench.json check.log analyze.json analyze.txt "$1"/analyze-*.json \
+    for file in run.json stats.json bench.json check.log sweep.json analyze.json analyze.txt "$1"/analyze-*.json \
         "$1"/gpgpusim_power_report__*.log "$1"/accelwattch_power_report.log; do
         file=$(basename "$file")
         [[ ! -f "$1/$file" ]] || echo "$file"

@@ -158,15 +158,25 @@ def sens_mag(mag):
     return [entry(b, ["none", "bdi", "mag_bdi"], options) for b in memory_bound()]
 
 
+# Each sensitivity sweep's default point is written exactly as the study's run of that
+# configuration (codec string and option lines), named `<benchmark>.<variant>`: `memzip sweep
+# --reuse benchmarks/results/study` then copies the study's run instead of simulating it again, and
+# `memzip report` labels it `<codec> [<variant>]` (the variant from the run's sweep.json).
+DEFAULT_PDW = 4  # rust/memzip/src/codec/e2mc/mod.rs DEFAULT_PDW
+DEFAULT_MDC_KB = 16  # rust/memzip/src/mc/metadata_cache.rs: 16 KB, 4-way
+
+
 def sens_pdw():
     runs = []
     for b in memory_bound():
         runs.append(entry(b, ["none"], [VERIFY]))
-        # Paper 000 Fig. 10 (CR) and Fig. 12b (speedup): offline probabilities, PDW 1..8.
-        runs.append(entry(b, [f"{E2MC16_OFFLINE},pdw={p}" for p in (1, 2, 4, 8)], [VERIFY, OFFLINE]))
-        # Fig. 12c: online sampling, PDW 1..8.
-        runs.append(entry(b, [f"{E2MC16_ONLINE},pdw={p}" for p in (1, 2, 4, 8)], [VERIFY, ONLINE]))
-        # Fig. 4a: MFV table sizes (online only: an offline table fixes its MFVs); 1K = pdw=4 above.
+        # Paper 000 Fig. 10 (CR) and Fig. 12b/c (speedup): PDW 1..8, offline and online tables.
+        for codec, line in ((E2MC16_OFFLINE, OFFLINE), (E2MC16_ONLINE, ONLINE)):
+            runs.append(entry(b, [f"{codec},pdw=1", f"{codec},pdw=2"], [VERIFY, line]))
+            runs.append(entry(b, [codec], [VERIFY, line], name=f"{id_prefix(b)}.pdw{DEFAULT_PDW}"))
+            runs.append(entry(b, [f"{codec},pdw=8"], [VERIFY, line]))
+        # Fig. 4a: MFV table sizes (online only: an offline table fixes its MFVs); 1K is the
+        # default, the online pdw4 run above.
         runs.append(entry(b, [f"{E2MC16_ONLINE},mfv={m}" for m in (512, 2048, 4096)], [VERIFY, ONLINE]))
     return runs
 
@@ -176,8 +186,8 @@ def sens_mdc():
     for b in memory_bound():
         runs.append(entry(b, ["none"], [VERIFY]))
         for kb in (4, 8, 16, 32):
-            runs.append(entry(b, ["mag_bdi"], [VERIFY, f"-memzip_mdc_bytes {kb * 1024}"],
-                              name=f"{id_prefix(b)}.mdc{kb}k"))
+            size = [] if kb == DEFAULT_MDC_KB else [f"-memzip_mdc_bytes {kb * 1024}"]
+            runs.append(entry(b, ["mag_bdi"], [VERIFY] + size, name=f"{id_prefix(b)}.mdc{kb}k"))
     return runs
 
 

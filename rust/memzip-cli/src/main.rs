@@ -109,6 +109,17 @@ struct SweepArgs {
     /// resubmits what did not finish).
     #[arg(long, requires = "slurm")]
     no_wait: bool,
+    /// A results directory whose finished runs may stand in for this spec's
+    /// runs of the same configuration (benchmark, preset, codec string,
+    /// simulator, option lines less -memzip_trace; by their sweep.json):
+    /// they are copied instead of simulated again (repeatable).
+    #[arg(long, value_name = "DIR")]
+    reuse: Vec<PathBuf>,
+    /// Write sweep.json (this spec's configuration of the run) into the
+    /// finished runs in --out that lack one (results made before sweeps
+    /// recorded it), then stop.
+    #[arg(long, conflicts_with_all = ["dry_run", "slurm", "reuse"])]
+    adopt: bool,
     /// Run exactly this run id (what each Slurm array task does).
     #[arg(long, hide = true, conflicts_with = "slurm")]
     only_run: Option<String>,
@@ -356,6 +367,20 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     };
     if let Some(id) = &args.only_run {
         return run_only(&runs, id, &args.out, &runners);
+    }
+    if args.adopt {
+        let written = sweep::adopt(&runs, &args.out)?;
+        eprintln!("memzip sweep: recorded the configuration of {written} finished runs in {}", args.out.display());
+        return Ok(());
+    }
+    if !args.reuse.is_empty() {
+        std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let lock = sweep::lock_out(&args.out)?;
+        let reused = sweep::reuse(&runs, &args.out, &sweep::recorded_runs(&args.reuse)?)?;
+        drop(lock);
+        for (id, source) in &reused {
+            eprintln!("memzip sweep: {id}: reused {}", source.display());
+        }
     }
     let outcome = if args.slurm {
         match sweep_on_slurm(&args, &runs, &cwd)? {

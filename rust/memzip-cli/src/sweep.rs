@@ -40,7 +40,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memzip::codec::registry::{self, CodecSpec};
 use memzip::Geometry;
 use rayon::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,10 +88,106 @@ pub enum Target {
 pub struct Run {
     /// Directory name: `<name>[-<preset>]-<codec>[-o<k>]`.
     pub id: String,
+    /// The id's `<name>[-<preset>]`.
+    pub name: String,
     pub codec: String,
     pub options: Vec<String>,
     pub target: Target,
     pub expect: Option<String>,
+    /// What the entry's name says it varies: the text after the first `.`
+    /// (`mdc4k` of `rodinia-bfs.mdc4k`), for runs whose codec string is the
+    /// same as another's (controller options).
+    pub variant: Option<String>,
+}
+
+/// What a finished run is, written as `sweep.json` into its directory: the
+/// report tells variants apart by it, and a later sweep (`--reuse`) finds
+/// runs of the same configuration by it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// A benchmark run's benchmark and preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// A command-line run's id prefix (its argv holds this machine's paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    pub codec: String,
+    pub options: Vec<String>,
+    /// The simulator version the runner used (`MEMZIP_GPGPUSIM_VERSION`, default dev).
+    pub simulator: String,
+    /// `<results dir>/<id>` of the run this one is a copy of (`--reuse`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
+}
+
+/// The option that only records the blocks: runs that differ in it alone
+/// simulate the same.
+const TRACE_OPTION: &str = "-memzip_trace ";
+
+impl RunRecord {
+    pub fn of(run: &Run) -> Self {
+        let (benchmark, preset, program) = match &run.target {
+            Target::Benchmark { name, preset } => (Some(name.clone()), Some(preset.clone()), None),
+            Target::Program(_) => (None, None, Some(run.name.clone())),
+        };
+        RunRecord {
+            id: run.id.clone(),
+            variant: run.variant.clone(),
+            benchmark,
+            preset,
+            program,
+            codec: run.codec.clone(),
+            options: run.options.clone(),
+            simulator: std::env::var("MEMZIP_GPGPUSIM_VERSION").unwrap_or_else(|_| "dev".into()),
+            reused_from: None,
+        }
+    }
+
+    /// Whether a run of `other` simulates exactly what a run of `self` would:
+    /// the same benchmark, preset, codec string, simulator and option lines
+    /// in order, less `-memzip_trace`. Only benchmark runs (a command line's
+    /// record does not hold the command).
+    pub fn same_configuration(&self, other: &RunRecord) -> bool {
+        let simulated = |r: &RunRecord| -> Vec<String> {
+            r.options.iter().filter(|line| !line.starts_with(TRACE_OPTION)).cloned().collect()
+        };
+        self.benchmark.is_some()
+            && self.benchmark == other.benchmark
+            && self.preset == other.preset
+            && self.codec == other.codec
+            && self.simulator == other.simulator
+            && simulated(self) == simulated(other)
+    }
+
+    fn write(&self, dir: &Path) -> Result<(), String> {
+        let path = dir.join(RECORD_FILE);
+        let text = serde_json::to_string_pretty(self).map_err(|e| format!("{}: {e}", path.display()))?;
+        fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The record of the run in `dir`, if it has one.
+    pub fn read(dir: &Path) -> Result<Option<Self>, String> {
+        let path = dir.join(RECORD_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_str(&text).map(Some).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// The file of a run directory that holds its [`RunRecord`].
+pub const RECORD_FILE: &str = "sweep.json";
+
+/// A codec string as it appears in run ids (`mag_bdi:bases=8+4+2` -> `mag_bdi_bases_8_4_2`).
+fn codec_id(codec: &str) -> String {
+    codec.replace([':', '=', ',', '+', '/'], "_")
 }
 
 /// The commands that execute runs: one for command lines, one for benchmarks.
@@ -177,6 +273,7 @@ fn entry_targets(entry: &Entry, repo: &Path) -> Result<Vec<(String, Target)>, St
 pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
     for entry in &spec.runs {
+        let variant = entry.name.as_deref().and_then(|n| n.split_once('.')).map(|(_, v)| v.to_string());
         for (prefix, target) in entry_targets(entry, repo)? {
             check_name("run name", &prefix)?;
             if entry.codecs.is_empty() {
@@ -186,16 +283,18 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<Run>, String> {
                 if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
             for codec in &entry.codecs {
                 // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
-                let codec_id = codec.replace([':', '=', ',', '+', '/'], "_");
+                let codec_id = codec_id(codec);
                 check_name("codec", &codec_id)?;
                 for (k, options) in sets.iter().enumerate() {
                     let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
                     runs.push(Run {
                         id: format!("{prefix}-{codec_id}{suffix}"),
+                        name: prefix.clone(),
                         codec: codec.clone(),
                         options: options.clone(),
                         target: target.clone(),
                         expect: entry.expect.clone(),
+                        variant: variant.clone(),
                     });
                 }
             }
@@ -350,6 +449,7 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     let log = fs::read(&log_path).unwrap_or_default();
     let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
+        RunRecord::of(run).write(&tmp)?;
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
         return Ok(true);
     }
@@ -426,6 +526,86 @@ impl Drop for OutLock {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
     }
+}
+
+/// The finished runs with a record in each of `dirs` (results directories).
+pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, String> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        let entries = fs::read_dir(dir).map_err(|e| format!("--reuse {}: {e}", dir.display()))?;
+        let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_finished_run(p)).collect();
+        runs.sort();
+        for run in runs {
+            if let Some(record) = RunRecord::read(&run)? {
+                found.push((run, record));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A run directory a sweep finished (not `.tmp-*`, not `*.failed`).
+fn is_finished_run(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.is_dir() && !name.starts_with('.') && !name.ends_with(".failed")
+}
+
+/// Fills each run of `runs` missing in `out` for which `sources` hold a
+/// finished run of the same configuration ([`RunRecord::same_configuration`])
+/// with a copy of it, recorded
+/// under this run's id and variant with `reused_from`: a sensitivity sweep's
+/// default point is the study's run, not a second simulation of it.
+/// Returns each reused run's id and source.
+pub fn reuse(runs: &[Run], out: &Path, sources: &[(PathBuf, RunRecord)]) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut reused = Vec::new();
+    for run in pending(runs, out) {
+        let mut record = RunRecord::of(run);
+        let Some((source, _)) = sources.iter().find(|(_, r)| record.same_configuration(r)) else { continue };
+        let tmp = out.join(format!(".tmp-{}", run.id));
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        }
+        copy_tree(source, &tmp)?;
+        let results = source.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+        let source_id = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        record.reused_from = Some(format!("{}/{source_id}", results.unwrap_or_default()));
+        record.write(&tmp)?;
+        let done = out.join(&run.id);
+        fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+        reused.push((run.id.clone(), source.clone()));
+    }
+    Ok(reused)
+}
+
+/// Copies the directory `from` to `to` (new). Copies, not hard links: a later
+/// write into a file of either run (`bench.sh analyze`, a new record) must
+/// not change the other.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?.flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            fs::copy(&src, &dst).map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the record of each run of `runs` finished in `out` without one
+/// (made before sweeps wrote records), from the spec it was run from; returns
+/// how many it wrote.
+pub fn adopt(runs: &[Run], out: &Path) -> Result<usize, String> {
+    let mut written = 0;
+    for run in runs {
+        let dir = out.join(&run.id);
+        if is_finished_run(&dir) && RunRecord::read(&dir)?.is_none() {
+            RunRecord::of(run).write(&dir)?;
+            written += 1;
+        }
+    }
+    Ok(written)
 }
 
 /// Runs every incomplete run of `runs` with up to `jobs` at once.

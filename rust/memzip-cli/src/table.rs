@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::power::{self, GpuEnergy};
+use crate::sweep::RunRecord;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// What the table shows of one run directory.
@@ -35,7 +36,9 @@ pub struct Run {
     pub dir: String,
     /// From `run.json`; `None` groups the run with the others that have none.
     pub program: Option<String>,
-    /// The label shown: `run.json`'s codec, else the stats' codec.
+    /// The label shown: `run.json`'s codec, else the stats' codec, then the
+    /// sweep's variant in brackets when its `sweep.json` names one
+    /// (`mag_bdi [mdc4k]`: runs of one codec with other controller options).
     pub label: String,
     /// The codec the simulator reports in `stats.json`.
     pub stats_codec: String,
@@ -239,10 +242,14 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         output_ok = optional(&run, "output_ok", &run_path, Value::as_bool, "true or false")?;
         wall_seconds = optional(&run, "wall_seconds", &run_path, Value::as_f64, "a number")?;
     }
+    let mut label = label.unwrap_or_else(|| stats_codec.clone());
+    if let Some(variant) = RunRecord::read(dir)?.and_then(|record| record.variant) {
+        label = format!("{label} [{variant}]");
+    }
     Ok(Run {
         dir: dir.display().to_string(),
         program,
-        label: label.unwrap_or_else(|| stats_codec.clone()),
+        label,
         stats_codec,
         cycles,
         dram_bytes,

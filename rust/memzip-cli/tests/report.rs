@@ -266,3 +266,27 @@ fn committed_reports_regenerate_byte_for_byte() {
     }
     eprintln!("{checked} committed report(s) regenerated");
 }
+
+#[test]
+fn runs_of_a_named_variant_are_their_own_series() {
+    // Two vecadd bdi runs that differ in a controller option: the sweep's
+    // sweep.json names each one's variant, and the report keeps both.
+    let root = fixture_copy("report-variants");
+    for (dir, variant) in [("vecadd-bdi", "mdc4k"), ("vecadd-bdi-mdc8k", "mdc8k")] {
+        if !root.join(dir).is_dir() {
+            add_run(&root, "vecadd-bdi", dir, "vecadd");
+        }
+        let record = format!(
+            r#"{{"id": "{dir}", "variant": "{variant}", "benchmark": "vecadd", "preset": "tiny", "codec": "bdi", "options": [], "simulator": "dev"}}"#
+        );
+        fs::write(root.join(dir).join("sweep.json"), record).unwrap();
+    }
+    let out = common::temp_dir("report-variants-out");
+    write_report(&root, &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    for label in ["bdi [mdc4k]", "bdi [mdc8k]"] {
+        assert!(summary.contains(&format!("| {label} |")), "no row of {label}:\n{summary}");
+    }
+    let svg = fs::read_to_string(out.join("speedup.svg")).unwrap();
+    assert!(svg.contains(">bdi [mdc4k]<") && svg.contains(">bdi [mdc8k]<"), "{svg}");
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memzip_cli::sweep::{expand, load_spec, sweep, Run, Runners, Target};
+use memzip_cli::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
@@ -413,4 +413,102 @@ fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
     assert_eq!((outcome.skipped, outcome.succeeded, outcome.failed.len()), (1, 2, 0));
     assert_eq!(fs::read_to_string(&starts).unwrap(), "none\nbdi\n", "fpc never started");
     assert!(dir.join("out/p-fpc/run.json").is_file());
+}
+
+#[test]
+fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_ones() {
+    let dir = common::temp_dir("sweep-reuse");
+    let count = dir.join("count");
+    let runners = Runners {
+        program: vec!["false".into()],
+        benchmark: vec!["env".into(), format!("COUNT={}", count.display()), "bash".into(), write_runner(&dir).display().to_string()],
+    };
+    // A study: none with a trace, mag_bdi without.
+    let study_spec = dir.join("study.json");
+    fs::write(
+        &study_spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none"], "option_sets": [["-memzip_verify 1", "-memzip_trace trace.zst"]]},
+                     {"benchmark": "rodinia/bfs", "codecs": ["mag_bdi"], "option_sets": [["-memzip_verify 1"]]}]}"#,
+    )
+    .unwrap();
+    let study = dir.join("study");
+    sweep(&expand(&load_spec(&study_spec).unwrap(), &dir).unwrap(), &study, &runners, 1).unwrap();
+    let record = RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap().expect("a finished run has sweep.json");
+    assert_eq!(
+        (record.benchmark.as_deref(), record.preset.as_deref(), record.codec.as_str(), record.variant.as_deref()),
+        (Some("rodinia/bfs"), Some("tiny"), "none", None)
+    );
+    assert_eq!(record.options, ["-memzip_verify 1", "-memzip_trace trace.zst"]);
+
+    // A sensitivity sweep: its none and mag_bdi runs and its `lat1x` variant are the
+    // study's configurations (the trace aside); `mdc4k` is not.
+    let sens_spec = dir.join("sens.json");
+    fs::write(
+        &sens_spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none", "mag_bdi"], "option_sets": [["-memzip_verify 1"]]},
+                     {"benchmark": "rodinia/bfs", "name": "rodinia-bfs.lat1x", "codecs": ["mag_bdi"], "option_sets": [["-memzip_verify 1"]]},
+                     {"benchmark": "rodinia/bfs", "name": "rodinia-bfs.mdc4k", "codecs": ["mag_bdi"],
+                      "option_sets": [["-memzip_verify 1", "-memzip_mdc_bytes 4096"]]}]}"#,
+    )
+    .unwrap();
+    let sens_runs = expand(&load_spec(&sens_spec).unwrap(), &dir).unwrap();
+    let sens = dir.join("sens");
+    fs::create_dir_all(&sens).unwrap();
+    let reused = reuse(&sens_runs, &sens, &recorded_runs(std::slice::from_ref(&study)).unwrap()).unwrap();
+    let ids: Vec<&str> = reused.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["rodinia-bfs-tiny-none", "rodinia-bfs-tiny-mag_bdi", "rodinia-bfs.lat1x-tiny-mag_bdi"]);
+    let copy = sens.join("rodinia-bfs.lat1x-tiny-mag_bdi");
+    assert_eq!(
+        fs::read_to_string(copy.join("run.json")).unwrap(),
+        fs::read_to_string(study.join("rodinia-bfs-tiny-mag_bdi/run.json")).unwrap()
+    );
+    let record = RunRecord::read(&copy).unwrap().unwrap();
+    assert_eq!(record.variant.as_deref(), Some("lat1x"));
+    assert_eq!(record.reused_from.as_deref(), Some("study/rodinia-bfs-tiny-mag_bdi"));
+    let source = RunRecord::read(&study.join("rodinia-bfs-tiny-mag_bdi")).unwrap().unwrap();
+    assert_eq!((source.variant, source.reused_from), (None, None), "the copy's record is its own file");
+    // Only the mdc4k run is simulated.
+    let before = calls(&count);
+    let outcome = sweep(&sens_runs, &sens, &runners, 1).unwrap();
+    assert_eq!((outcome.skipped, outcome.succeeded), (3, 1));
+    assert_eq!(calls(&count), before + 1);
+    assert!(RunRecord::read(&sens.join("rodinia-bfs.mdc4k-tiny-mag_bdi")).unwrap().unwrap().reused_from.is_none());
+    // Nothing left to reuse on a second pass.
+    assert!(reuse(&sens_runs, &sens, &recorded_runs(std::slice::from_ref(&study)).unwrap()).unwrap().is_empty());
+
+    // Results made before sweeps wrote records get them from their spec.
+    fs::remove_file(study.join("rodinia-bfs-tiny-none/sweep.json")).unwrap();
+    let study_runs = expand(&load_spec(&study_spec).unwrap(), &dir).unwrap();
+    assert_eq!(adopt(&study_runs, &study).unwrap(), 1);
+    assert_eq!(RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap(), Some(RunRecord::of(&study_runs[0])));
+    assert_eq!(adopt(&study_runs, &study).unwrap(), 0);
+}
+
+#[test]
+fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuration() {
+    let spec = r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["mag_bdi"], "option_sets": [["-memzip_verify 1", "-memzip_mdc_bytes 4096"]]},
+                            {"name": "p", "argv": ["x"], "codecs": ["mag_bdi"]}]}"#;
+    let dir = common::temp_dir("sweep-same");
+    fs::write(dir.join("spec.json"), spec).unwrap();
+    let runs = expand(&load_spec(&dir.join("spec.json")).unwrap(), &dir).unwrap();
+    let base = RunRecord::of(&runs[0]);
+    assert!(base.same_configuration(&base.clone()));
+    let mut traced = base.clone();
+    traced.options.push("-memzip_trace t.zst".into());
+    assert!(base.same_configuration(&traced), "the trace only records the blocks");
+    let changes: [fn(&mut RunRecord); 5] = [
+        |r| r.simulator = "v3.2.1".into(),
+        |r| r.options.reverse(),
+        |r| r.codec = "mag_bdi:bases=8+4+2".into(),
+        |r| r.preset = Some("small".into()),
+        |r| r.benchmark = Some("lonestar/bfs".into()),
+    ];
+    for change in changes {
+        let mut other = base.clone();
+        change(&mut other);
+        assert!(!base.same_configuration(&other), "{other:?}");
+    }
+    let program = RunRecord::of(&runs[1]);
+    assert_eq!(program.program.as_deref(), Some("p"));
+    assert!(!program.same_configuration(&program.clone()), "a command line's record does not hold its command");
 }
