@@ -168,6 +168,11 @@ print(c["blocks"], c["compressed_bits"], c["mag_bytes"])' "$work/analyze.json")
     online=$(total ints-trace 't["writes"]["blocks"] + t["memcpy"]["blocks"], t["writes"]["compressed_bits"] + t["memcpy"]["compressed_bits"], t["writes"]["mag_bytes"] + t["memcpy"]["mag_bytes"]' | tr -d '(),')
     verdict "analyze-matches-simulator" "blocks, bits, MAG bytes: offline $offline, in the simulator $online" \
         test "$offline" == "$online"
+    # The trace only records the blocks: the same run without it simulates the
+    # same (memzip sweep --reuse relies on it to stand a study's traced none run
+    # in for a sensitivity sweep's untraced one).
+    verdict "trace-keeps-timing" "mag_bdi ints with and without -memzip_trace: same stats.json and counters" \
+        eval 'cmp -s "$work/ints-trace/stats.json" "$work/ints-mag_bdi/stats.json" && cmp -s <(counters ints-trace) <(counters ints-mag_bdi)'
 else
     verdict "trace-written" "run with -memzip_trace failed" false
 fi
