@@ -298,9 +298,12 @@ e2mc_table_dir() { echo "$bench_root/e2mc/$SUITE/$name/$preset@$1"; }
 # INPUT_SUM (set by the callers once, not per symbol length) is input_sum's.
 e2mc_table_want() { echo "$(cat "$BIN.stamp") input $INPUT_SUM $1"; }
 
-# input_sum: a checksum of DATA's files (names and contents, not .done).
+# input_sum: a checksum of DATA's files (names and contents), less .done and
+# the *.log files: those record the reference runs (lbm's, MUM's) with their
+# wall-clock timings, so they differ on every regeneration of the same input,
+# and no program reads them.
 input_sum() {
-    (cd "$DATA" && find . -type f ! -name .done | LC_ALL=C sort | xargs -r -d '\n' cksum | cksum)
+    (cd "$DATA" && find . -type f ! -name .done ! -name '*.log' | LC_ALL=C sort | xargs -r -d '\n' cksum | cksum)
 }
 
 # e2mc_profile_into TABLE TRACE BITS: `memzip e2mc-profile` of TRACE, stamped.
