@@ -395,19 +395,10 @@ impl Fpc {
 // one 8-byte load and no per-pattern branch.
 // ---------------------------------------------------------------------------
 
-/// Bits of a token (prefix + data field) of the original table, by prefix,
-/// 6 bits per entry: 6, 7, 11, 19, 19, 19, 11, 35. A shift of a constant is
-/// one cycle shorter than a table load on the decoder's critical path.
-const ORIGINAL_TOKEN_BITS: u64 = {
-    let bits = [6u64, 7, 11, 19, 19, 19, 11, 35];
-    let mut packed = 0u64;
-    let mut prefix = 0;
-    while prefix < 8 {
-        packed |= bits[prefix] << (6 * prefix);
-        prefix += 1;
-    }
-    packed
-};
+/// Bits of a token (prefix + data field) of the original table, one byte
+/// per prefix (little-endian): 6, 7, 11, 19, 19, 19, 11, 35. A shift of a
+/// constant is shorter than a table load on the decoder's critical path.
+const ORIGINAL_TOKEN_BITS: u64 = u64::from_le_bytes([6, 7, 11, 19, 19, 19, 11, 35]);
 
 /// How the decoder rebuilds the word of each prefix of the original table,
 /// 4 bits per prefix (one bit set, none for a zero run): bit 0 sign-extends
@@ -416,61 +407,85 @@ const ORIGINAL_TOKEN_BITS: u64 = {
 /// repeats its byte (6).
 const ORIGINAL_UNPACK_KIND: u32 = 0x1842_1110;
 
+/// Bits of the original-table token at the top of `window`: its 3-bit
+/// prefix times 8 is the shift to its byte of [`ORIGINAL_TOKEN_BITS`].
 #[inline(always)]
-fn original_token_bits(prefix: u32) -> u32 {
-    ((ORIGINAL_TOKEN_BITS >> (6 * prefix)) & 63) as u32
+fn token_bits_at(window: u64) -> u32 {
+    ((ORIGINAL_TOKEN_BITS >> ((window >> 58) & 0x38)) & 0xff) as u32
 }
 
-/// One word's token under the original table, as three lanes of 32 bits:
-/// prefix, data field and token width (prefix included). A non-zero word
-/// gets [`classify_nonzero`]'s pattern, tried from the last resort up so
-/// the cheapest that fits is assigned last and wins; a zero word gets a
-/// zero-width token (its run's token is placed by [`original_tokens`]).
-/// Only selects and constant masks: the compiler vectorizes it over the
-/// block's words.
+/// One word's token under the original table as two 32-bit lanes: its low
+/// 32 bits (the escape's prefix 7 sits above them, see [`escape_prefix`])
+/// and its width, prefix included. A non-zero word gets
+/// [`classify_nonzero`]'s pattern; a zero word gets a zero-width token (its
+/// run's token is placed by [`original_tokens`]). Only shifts, compares,
+/// selects and constant masks, few of them: the compiler vectorizes it over
+/// the block's words (SSE2, four words per instruction).
 #[inline(always)]
-fn original_word_token(word: u32) -> (u32, u32, u32) {
-    let (high, low) = (word >> 16, word & 0xffff);
-    let sign_extended_byte = |half: u32| (half.wrapping_add(0x80) & 0xffff) < 0x100;
-    let (mut prefix, mut data, mut bits) = (7, word, 35);
-    if sign_extended_byte(high) & sign_extended_byte(low) {
-        (prefix, data, bits) = (5, ((high & 0xff) << 8) | (low & 0xff), 19);
-    }
-    if low == 0 {
-        (prefix, data, bits) = (4, high, 19);
-    }
-    if word.wrapping_add(0x8000) < 0x1_0000 {
-        (prefix, data, bits) = (3, low, 19);
-    }
+fn original_word_token(word: u32) -> (u32, u32) {
+    let signed = word as i32;
+    let sign = signed >> 31;
+    // Sign-extended from k bits: bits 31..k-1 all equal the sign.
+    let sign_extended_4 = (signed >> 3) == sign;
+    let sign_extended_byte = (signed >> 7) == sign;
+    let sign_extended_halfword = (signed >> 15) == sign;
+    let zero_padded_halfword = word << 16 == 0;
     // All four bytes equal: the word is its own rotation by a byte.
-    if word.rotate_left(8) == word {
-        (prefix, data, bits) = (6, word & 0xff, 11);
+    let repeated_bytes = word.rotate_left(8) == word;
+    let low_half = (word << 16) as i32;
+    let two_bytes = ((signed >> 23) == sign) & ((low_half >> 23) == (low_half >> 31));
+    let zero = word == 0;
+    // Widths nest: sign-extended 4 bits is also a byte and a halfword, and
+    // every pattern but the escape fits in 16 data bits.
+    let fits_16 = sign_extended_halfword | zero_padded_halfword | two_bytes | repeated_bytes;
+    let fits_8 = sign_extended_byte | repeated_bytes;
+    let bits = 35 - 16 * fits_16 as u32 - 8 * fits_8 as u32 - 4 * sign_extended_4 as u32 - 7 * zero as u32;
+    // The cheapest pattern that fits is assigned last and wins.
+    let mut token = word;
+    if two_bytes {
+        token = (5 << 16) | ((word >> 8) & 0xff00) | (word & 0xff);
     }
-    if word.wrapping_add(0x80) < 0x100 {
-        (prefix, data, bits) = (2, word & 0xff, 11);
+    if zero_padded_halfword {
+        token = (4 << 16) | (word >> 16);
     }
-    if word.wrapping_add(8) < 16 {
-        (prefix, data, bits) = (1, word & 0xf, 7);
+    if sign_extended_halfword {
+        token = (3 << 16) | (word & 0xffff);
     }
-    if word == 0 {
-        (prefix, data, bits) = (0, 0, 0);
+    if repeated_bytes {
+        token = (6 << 8) | (word & 0xff);
     }
-    (prefix, data, bits)
+    if sign_extended_byte {
+        token = (2 << 8) | (word & 0xff);
+    }
+    if sign_extended_4 {
+        token = (1 << 4) | (word & 0xf);
+    }
+    if zero {
+        token = 0;
+    }
+    (token, bits)
+}
+
+/// The bits of a token above its low 32: the escape's prefix 7 (the only
+/// token wider than 32 bits, 35).
+#[inline(always)]
+fn escape_prefix(bits: u32) -> u64 {
+    ((bits >> 5) as u64 * 7) << 32
 }
 
 /// Every word's token under the original table, `N` (<= 32) words, as
-/// prefix, data and width lanes: a zero word that starts a run token (the
+/// low-32-bit and width lanes: a zero word that starts a run token (the
 /// first of a run, and every 8th after it) carries the run token, the rest
 /// of the run a zero-width token. Returns the lanes and the total width.
 #[inline(always)]
-fn original_tokens<const N: usize>(block: &[u8]) -> ([u32; N], [u32; N], [u32; N], usize) {
+fn original_tokens<const N: usize>(block: &[u8]) -> ([u32; N], [u32; N], usize) {
     let mut words = [0u32; N];
     for (slot, chunk) in words.iter_mut().zip(block.chunks_exact(WORD_BYTES)) {
         *slot = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
     }
-    let (mut prefixes, mut data, mut widths) = ([0u32; N], [0u32; N], [0u32; N]);
+    let (mut tokens, mut widths) = ([0u32; N], [0u32; N]);
     for i in 0..N {
-        (prefixes[i], data[i], widths[i]) = original_word_token(words[i]);
+        (tokens[i], widths[i]) = original_word_token(words[i]);
     }
     let zeros = words.iter().enumerate().fold(0u64, |mask, (i, &word)| mask | (((word == 0) as u64) << i));
     let mut run_starts = run_token_starts(zeros);
@@ -478,11 +493,11 @@ fn original_tokens<const N: usize>(block: &[u8]) -> ([u32; N], [u32; N], [u32; N
         let i = run_starts.trailing_zeros();
         // Zero words from here on (the mask has no bit past word N-1).
         let run = (!(zeros >> i)).trailing_zeros().min(MAX_ZERO_RUN as u32);
-        (data[i as usize], widths[i as usize]) = (run - 1, PREFIX_BITS + ZERO_RUN_BITS);
+        (tokens[i as usize], widths[i as usize]) = (run - 1, PREFIX_BITS + ZERO_RUN_BITS);
         run_starts &= run_starts - 1;
     }
     let total = widths.iter().map(|&w| w as usize).sum();
-    (prefixes, data, widths, total)
+    (tokens, widths, total)
 }
 
 /// The words (bits of `zeros`, the mask of zero words) where a zero-run
@@ -510,17 +525,11 @@ const FAST_BUFFER_BYTES: usize = 160;
 /// 35-bit token always fits; it is stored whole after every token and
 /// advanced by the bytes completed (no branch on fullness).
 #[inline(always)]
-fn write_tokens<const N: usize>(
-    prefixes: &[u32; N],
-    data: &[u32; N],
-    widths: &[u32; N],
-    buffer: &mut [u8; FAST_BUFFER_BYTES],
-) {
+fn write_tokens<const N: usize>(tokens: &[u32; N], widths: &[u32; N], buffer: &mut [u8; FAST_BUFFER_BYTES]) {
     let (mut acc, mut pending, mut at) = (0u64, 0u32, 0usize);
     for i in 0..N {
         let bits = widths[i];
-        // A zero-width token is all zero, so the wrapped shifts add nothing.
-        let token = ((prefixes[i] as u64).wrapping_shl(bits.wrapping_sub(PREFIX_BITS))) | data[i] as u64;
+        let token = escape_prefix(bits) | tokens[i] as u64;
         pending += bits;
         acc |= token.wrapping_shl(64 - pending);
         buffer[at..at + 8].copy_from_slice(&acc.to_be_bytes());
@@ -547,7 +556,7 @@ fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
 #[inline(always)]
 fn unpack_original(window: u64) -> (u32, usize) {
     let prefix = (window >> 61) as u32;
-    let data_bits = original_token_bits(prefix) - PREFIX_BITS;
+    let data_bits = token_bits_at(window) - PREFIX_BITS;
     let field = window << PREFIX_BITS;
     let data = (field >> (64 - data_bits)) as u32;
     // Patterns 1, 2, 3 sign-extend their field; the escape's 32-bit field is
@@ -593,8 +602,8 @@ fn decode_original<const N: usize>(payload: &[u8], bit_len: usize, out: &mut [u8
     // at or below bit 32 * 35, inside the buffer.
     while decoded < N {
         let window = window_at(&buffer, position);
-        let first_bits = original_token_bits((window >> 61) as u32) as usize;
-        let second_bits = original_token_bits(((window << first_bits) >> 61) as u32) as usize;
+        let first_bits = token_bits_at(window) as usize;
+        let second_bits = token_bits_at(window << first_bits) as usize;
         let (word, count) = unpack_original(window);
         words[decoded..decoded + MAX_ZERO_RUN].fill(word);
         after_first = (decoded + count, position + first_bits);
@@ -627,22 +636,22 @@ impl Fpc {
     /// Fast `compress_into` for the original table with `N` words.
     #[inline(always)]
     fn compress_original<const N: usize>(&self, block: &[u8], out: &mut CompressedBlock) {
-        let (prefixes, data, widths, total) = original_tokens::<N>(block);
+        let (tokens, widths, total) = original_tokens::<N>(block);
         if !self.geometry.worth_compressing(total) {
             out.set_uncompressed(block, self.geometry);
             return;
         }
         let mut buffer = [0u8; FAST_BUFFER_BYTES];
-        write_tokens(&prefixes, &data, &widths, &mut buffer);
+        write_tokens(&tokens, &widths, &mut buffer);
         out.set_payload(ENCODING_FPC, &buffer[..total.div_ceil(8)], total, self.geometry);
     }
 
     /// The FPC bitstream's size in bits (fast path where it applies).
     fn bits_of(&self, block: &[u8]) -> Option<usize> {
         match self.fast_words() {
-            Some(32) => Some(original_tokens::<32>(block).3),
-            Some(16) => Some(original_tokens::<16>(block).3),
-            Some(8) => Some(original_tokens::<8>(block).3),
+            Some(32) => Some(original_tokens::<32>(block).2),
+            Some(16) => Some(original_tokens::<16>(block).2),
+            Some(8) => Some(original_tokens::<8>(block).2),
             _ => self.encoded_bits(block),
         }
     }
