@@ -400,13 +400,6 @@ impl Fpc {
 /// constant is shorter than a table load on the decoder's critical path.
 const ORIGINAL_TOKEN_BITS: u64 = u64::from_le_bytes([6, 7, 11, 19, 19, 19, 11, 35]);
 
-/// How the decoder rebuilds the word of each prefix of the original table,
-/// 4 bits per prefix (one bit set, none for a zero run): bit 0 sign-extends
-/// the field (prefixes 1, 2, 3, and the escape's 32-bit field), bit 1 pads
-/// it with a zero halfword (4), bit 2 sign-extends its two bytes (5), bit 3
-/// repeats its byte (6).
-const ORIGINAL_UNPACK_KIND: u32 = 0x1842_1110;
-
 /// Bits of the original-table token at the top of `window`: its 3-bit
 /// prefix times 8 is the shift to its byte of [`ORIGINAL_TOKEN_BITS`].
 #[inline(always)]
@@ -549,26 +542,31 @@ fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
     u64::from_be_bytes(eight) << (position % 8)
 }
 
+/// How the decoder rebuilds a word from its sign-extended field, by prefix
+/// of the original table: `(field & mask) * multiplier`. Sign-extended
+/// patterns (1, 2, 3) and the escape's 32-bit field take it as it is; the
+/// zero-padded halfword (4) shifts it up 16 bits; repeated bytes (6) copy
+/// its byte four times; a zero run (0) is zero. Two sign-extended bytes
+/// (5) are rebuilt apart.
+const ORIGINAL_WORD_MASK: [u32; 8] = [0, !0, !0, !0, !0, 0, 0xff, !0];
+const ORIGINAL_WORD_MULTIPLIER: [u32; 8] = [0, 1, 1, 1, 1 << 16, 0, 0x0101_0101, 1];
+const TWO_BYTES_PREFIX: u64 = 5;
+
 /// The word of the original-table token at the top of `window` and the
-/// words it stands for (a zero run's length, else 1). Masks from a
-/// constant, not a match on the prefix: the prefix is unpredictable, and
-/// the compiler turns comparisons with it into a jump table.
+/// words it stands for (a zero run's length, else 1): table lookups and
+/// selects, not a match on the prefix (unpredictable: the compiler turns a
+/// match into a jump table).
 #[inline(always)]
 fn unpack_original(window: u64) -> (u32, usize) {
-    let prefix = (window >> 61) as u32;
+    let prefix = window >> 61;
     let data_bits = token_bits_at(window) - PREFIX_BITS;
     let field = window << PREFIX_BITS;
     let data = (field >> (64 - data_bits)) as u32;
-    // Patterns 1, 2, 3 sign-extend their field; the escape's 32-bit field is
-    // the word either way.
     let sign_extended = ((field as i64) >> (64 - data_bits)) as u32;
+    let rebuilt = (sign_extended & ORIGINAL_WORD_MASK[prefix as usize])
+        .wrapping_mul(ORIGINAL_WORD_MULTIPLIER[prefix as usize]);
     let two_bytes = ((data >> 8) as u8 as i8 as i16 as u16 as u32) << 16 | (data as u8 as i8 as i16 as u16 as u32);
-    let kind = (ORIGINAL_UNPACK_KIND >> (4 * prefix)) & 0xf;
-    let keep = |bit: u32| ((kind >> bit) & 1).wrapping_neg();
-    let word = (sign_extended & keep(0))
-        | ((data << 16) & keep(1))
-        | (two_bytes & keep(2))
-        | (data.wrapping_mul(0x0101_0101) & keep(3));
+    let word = if prefix == TWO_BYTES_PREFIX { two_bytes } else { rebuilt };
     let count = if prefix == 0 { data as usize + 1 } else { 1 };
     (word, count)
 }
