@@ -45,7 +45,7 @@ use super::{
     check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::BitReader;
+use crate::bits::{BitReader, BlockBitWriter};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -480,7 +480,9 @@ impl Codec for CPack {
     /// keeps it only if it saves a burst.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        let mut writer = out.take_writer();
+        // A 128 B block's stream is at most 32 x 34 bits: it fits the
+        // stack writer (larger geometries do not exist, see `BLOCK_SIZES`).
+        let mut writer = BlockBitWriter::new();
         let encoding = if self.zero_block_code && block.iter().all(|&b| b == 0) {
             writer.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
             ENCODING_ZERO_BLOCK
@@ -488,7 +490,12 @@ impl Codec for CPack {
             self.tokens(block, |value, width| writer.write(value, width));
             ENCODING_CPACK
         };
-        out.set_or_uncompressed(encoding, writer, block, self.geometry);
+        let bits = writer.bit_len();
+        if self.geometry.worth_compressing(bits) {
+            out.set_payload(encoding, writer.bytes(), bits, self.geometry);
+        } else {
+            out.set_uncompressed(block, self.geometry);
+        }
         Ok(())
     }
 
