@@ -110,6 +110,67 @@ impl BitWriter {
     }
 }
 
+/// Bytes of a [`BlockBitWriter`]: a 128-byte block's worst word stream
+/// (32 fields of 35 bits, 140 bytes) and the last 8-byte store.
+pub const BLOCK_WRITER_BYTES: usize = 160;
+
+/// Writes fields of up to 56 bits into a stack buffer, MSB first: the bytes
+/// [`BitWriter`] writes, for codecs that write one block's stream and copy
+/// it out once it is known to be worth keeping. The accumulator keeps fewer
+/// than 8 pending bits between fields; it is stored whole after every
+/// field and advanced by the bytes completed, so no write branches on how
+/// full it is (a branch real data mispredicts).
+#[derive(Debug, Clone)]
+pub struct BlockBitWriter {
+    buffer: [u8; BLOCK_WRITER_BYTES],
+    acc: u64,
+    pending: u32,
+    at: usize,
+}
+
+impl Default for BlockBitWriter {
+    fn default() -> Self {
+        BlockBitWriter { buffer: [0; BLOCK_WRITER_BYTES], acc: 0, pending: 0, at: 0 }
+    }
+}
+
+impl BlockBitWriter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes the low `width` (0..=56: with the 7 bits that may be pending,
+    /// under 64) bits of `value`. At most
+    /// `(BLOCK_WRITER_BYTES - 8) * 8` bits fit; past that it panics (a
+    /// codec's bug, not bad input: callers bound their streams).
+    #[inline(always)]
+    pub fn write(&mut self, value: u64, width: u32) {
+        debug_assert!(width <= 56);
+        let field = value & ((1u64 << width) - 1);
+        self.pending += width;
+        // A zero-width field is 0, so the wrapped shift by 64 adds nothing.
+        self.acc |= field.wrapping_shl(64 - self.pending);
+        self.buffer[self.at..self.at + 8].copy_from_slice(&self.acc.to_be_bytes());
+        self.at += (self.pending / 8) as usize;
+        self.acc = self.acc.wrapping_shl(self.pending & !7);
+        self.pending &= 7;
+    }
+
+    /// Bits written so far.
+    #[inline]
+    pub fn bit_len(&self) -> usize {
+        self.at * 8 + self.pending as usize
+    }
+
+    /// The written bytes: `ceil(bit_len / 8)` of them, unused low bits of
+    /// the last one zero.
+    #[inline]
+    pub fn bytes(&mut self) -> &[u8] {
+        self.buffer[self.at..self.at + 8].copy_from_slice(&self.acc.to_be_bytes());
+        &self.buffer[..self.bit_len().div_ceil(8)]
+    }
+}
+
 /// The 64 bits of `bytes` starting at byte `index`, MSB first; bytes past
 /// the end read as zero.
 #[inline]
@@ -366,6 +427,18 @@ mod tests {
             prop_assert_eq!(fast_result, slow_result);
             prop_assert_eq!(fast_values, slow_values);
             prop_assert_eq!(fast.position(), slow.position());
+        }
+
+        #[test]
+        fn block_writer_equals_bit_writer(fields in prop::collection::vec((any::<u64>(), 0u32..=56), 0..20)) {
+            let (mut block, mut reference) = (BlockBitWriter::new(), BitWriter::new());
+            for &(v, width) in &fields {
+                block.write(v, width);
+                reference.write(v, width);
+                prop_assert_eq!(block.bit_len(), reference.bit_len());
+            }
+            let (bytes, _) = reference.finish();
+            prop_assert_eq!(block.bytes(), &bytes[..]);
         }
 
         #[test]

@@ -45,7 +45,7 @@ use super::{
     check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::BitReader;
+use crate::bits::{BitReader, BlockBitWriter};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -299,6 +299,146 @@ impl CPack {
     }
 }
 
+/// What the fast decoder needs of a word's token, looked up by the top 4
+/// bits of the stream at the token (a 2-bit code is listed under its four
+/// 4-bit extensions).
+#[derive(Debug, Clone, Copy, Default)]
+struct TokenShape {
+    /// Code, index and literal bits: the whole token.
+    bits: u8,
+    code_bits: u8,
+    index_bits: u8,
+    literal_bits: u8,
+    /// Bits of the word taken from the dictionary entry.
+    matched_mask: u32,
+    /// 1 if the word enters the dictionary.
+    pushes: u8,
+    /// The code names a word pattern (false: corrupt stream).
+    valid: bool,
+}
+
+/// [`TokenShape`] of each 4-bit code prefix, for a code table.
+const fn token_shapes(codes: &[Code; 6]) -> [TokenShape; 16] {
+    let mut shapes = [TokenShape {
+        bits: 0,
+        code_bits: 0,
+        index_bits: 0,
+        literal_bits: 0,
+        matched_mask: 0,
+        pushes: 0,
+        valid: false,
+    }; 16];
+    let mut top = 0;
+    while top < 16 {
+        let mut c = 0;
+        while c < 6 {
+            let code = codes[c];
+            if (top as u64) >> (4 - code.len) == code.bits {
+                let (matched_mask, literal_bits, pushes) = match code.pattern {
+                    Pattern::Zzzz => (0, 0, 0),
+                    Pattern::Xxxx => (0, 32, 1),
+                    Pattern::Mmmm => (u32::MAX, 0, 0),
+                    Pattern::Mmxx => (0xffff_0000, 16, 1),
+                    Pattern::Zzzx => (0, 8, 0),
+                    Pattern::Mmmx => (HIGH_THREE_BYTES, 8, 1),
+                };
+                let index_bits = if matched_mask != 0 { INDEX_BITS } else { 0 };
+                shapes[top] = TokenShape {
+                    bits: (code.len + index_bits + literal_bits) as u8,
+                    code_bits: code.len as u8,
+                    index_bits: index_bits as u8,
+                    literal_bits: literal_bits as u8,
+                    matched_mask,
+                    pushes,
+                    valid: true,
+                };
+            }
+            c += 1;
+        }
+        top += 1;
+    }
+    shapes
+}
+
+const CHEN_SHAPES: [TokenShape; 16] = token_shapes(&CHEN_CODES);
+const PAPER004_SHAPES: [TokenShape; 16] = token_shapes(&PAPER004_CODES);
+
+/// Room for the longest word stream (32 literals, 136 bytes) and the last
+/// 8-byte load.
+const FAST_BUFFER_BYTES: usize = 160;
+
+/// The 64 bits of `buffer` from bit `position` on, MSB first.
+#[inline(always)]
+fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
+    let byte = position / 8;
+    let eight: [u8; 8] = buffer[byte..byte + 8].try_into().unwrap_or_default();
+    u64::from_be_bytes(eight) << (position % 8)
+}
+
+/// The dictionary as the fast decoder runs it: every step writes the next
+/// FIFO slot, with the word if it is pushed, else with what the slot holds.
+#[derive(Debug, Default)]
+struct FastDictionary {
+    entries: [u32; DICTIONARY_ENTRIES],
+    pushed: usize,
+}
+
+impl FastDictionary {
+    /// The word of the token at the top of `window` (with `shape`); sets
+    /// `corrupt` if its code names no pattern or its index an empty entry.
+    #[inline(always)]
+    fn word(&mut self, window: u64, shape: TokenShape, corrupt: &mut bool) -> u32 {
+        let after_code = window << shape.code_bits;
+        let index = (after_code >> 60) as usize;
+        let literal = ((after_code << shape.index_bits) >> 32) >> (32 - shape.literal_bits as u32);
+        let filled = self.pushed.min(DICTIONARY_ENTRIES);
+        *corrupt |= !shape.valid | ((shape.index_bits != 0) & (index >= filled));
+        let word = (self.entries[index] & shape.matched_mask) | literal as u32;
+        let slot = self.pushed % DICTIONARY_ENTRIES;
+        self.entries[slot] = if shape.pushes != 0 { word } else { self.entries[slot] };
+        self.pushed += shape.pushes as usize;
+        word
+    }
+}
+
+/// Decodes a word stream of `N` words into `out` and returns true, or
+/// returns false when the stream is not one the encoder writes (the caller
+/// runs the reference decoder for its exact error). One token per word:
+/// each step takes two, the second's code being inside the first one's
+/// 57-bit window, so one load gives both tokens' widths and the second
+/// load is off the chain from one token's position to the next.
+#[inline(always)]
+fn decode_words_fast<const N: usize>(
+    shapes: &[TokenShape; 16],
+    payload: &[u8],
+    bit_len: usize,
+    out: &mut [u8],
+) -> bool {
+    if payload.len() > 136 || bit_len > payload.len() * 8 {
+        return false;
+    }
+    let mut buffer = [0u8; FAST_BUFFER_BYTES];
+    buffer[..payload.len()].copy_from_slice(payload);
+    let mut dictionary = FastDictionary::default();
+    let (mut words, mut position, mut corrupt) = ([0u32; N], 0usize, false);
+    for pair in words.chunks_exact_mut(2) {
+        let window = window_at(&buffer, position);
+        let first = shapes[(window >> 60) as usize];
+        let second_position = position + first.bits as usize;
+        let second = shapes[((window << first.bits) >> 60) as usize];
+        pair[0] = dictionary.word(window, first, &mut corrupt);
+        pair[1] = dictionary.word(window_at(&buffer, second_position), second, &mut corrupt);
+        position = second_position + second.bits as usize;
+    }
+    if corrupt || position != bit_len {
+        return false;
+    }
+    for (chunk, word) in out.chunks_exact_mut(WORD_BYTES).zip(&words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    true
+}
+
 impl CPack {
     /// The encoding and size `compress` stores `block` with.
     fn size_of(&self, block: &[u8]) -> BlockSize {
@@ -340,7 +480,9 @@ impl Codec for CPack {
     /// keeps it only if it saves a burst.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        let mut writer = out.take_writer();
+        // A 128 B block's stream is at most 32 x 34 bits: it fits the
+        // stack writer (larger geometries do not exist, see `BLOCK_SIZES`).
+        let mut writer = BlockBitWriter::new();
         let encoding = if self.zero_block_code && block.iter().all(|&b| b == 0) {
             writer.write(ZERO_BLOCK_CODE, ZERO_BLOCK_CODE_BITS);
             ENCODING_ZERO_BLOCK
@@ -348,7 +490,12 @@ impl Codec for CPack {
             self.tokens(block, |value, width| writer.write(value, width));
             ENCODING_CPACK
         };
-        out.set_or_uncompressed(encoding, writer, block, self.geometry);
+        let bits = writer.bit_len();
+        if self.geometry.worth_compressing(bits) {
+            out.set_payload(encoding, writer.bytes(), bits, self.geometry);
+        } else {
+            out.set_uncompressed(block, self.geometry);
+        }
         Ok(())
     }
 
@@ -356,7 +503,23 @@ impl Codec for CPack {
         check_block_size(out, self.geometry)?;
         match compressed.encoding {
             UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
-            ENCODING_CPACK => self.decode_words(&mut compressed.reader()?, out),
+            ENCODING_CPACK => {
+                let shapes = if self.zero_block_code { &PAPER004_SHAPES } else { &CHEN_SHAPES };
+                let (payload, bits) = (&compressed.payload[..], compressed.compressed_bits);
+                let fast = match out.len() / WORD_BYTES {
+                    32 => decode_words_fast::<32>(shapes, payload, bits, out),
+                    16 => decode_words_fast::<16>(shapes, payload, bits, out),
+                    8 => decode_words_fast::<8>(shapes, payload, bits, out),
+                    _ => false,
+                };
+                // The reference decoder gives the exact error of a stream the
+                // fast path rejects.
+                if fast {
+                    Ok(())
+                } else {
+                    self.decode_words(&mut compressed.reader()?, out)
+                }
+            }
             ENCODING_ZERO_BLOCK if self.zero_block_code => self.decode_zero_block(&mut compressed.reader()?, out),
             other => Err(CodecError::UnknownEncoding(other)),
         }
@@ -642,6 +805,48 @@ mod tests {
         #[test]
         fn round_trips((geometry, zero_block_code, block) in cases()) {
             assert_round_trips(&mut CPack::new(geometry, zero_block_code), &block)?;
+        }
+
+        /// Any payload, of an encoder's or not: the fast decoder (with its
+        /// fallback) gives the reference decoder's result, errors included,
+        /// and accepts every stream the encoder writes.
+        #[test]
+        fn fast_decoder_equals_the_reference(
+            geometry in prop::sample::select(geometries()),
+            zero_block_code in any::<bool>(),
+            block_seed in prop::collection::vec(any::<u32>(), 1..24),
+            payload in prop::collection::vec(any::<u8>(), 0..150),
+            cut in 0usize..64,
+            flip in any::<prop::sample::Index>(),
+        ) {
+            let codec = CPack::new(geometry, zero_block_code);
+            // A stream the encoder writes (words drawn from a small pool, so
+            // the dictionary hits), then a bit-flipped copy, then random bytes.
+            let words = geometry.block_bytes() / WORD_BYTES;
+            let block: Vec<u8> = (0..words).flat_map(|i| block_seed[(i * 7) % block_seed.len()].to_le_bytes()).collect();
+            let mut writer = BitWriter::new();
+            codec.tokens(&block, |value, width| writer.write(value, width));
+            let encoded = CompressedBlock::from_bits(ENCODING_CPACK, writer, geometry);
+            let mut flipped = encoded.clone();
+            let bit = flip.index(flipped.compressed_bits.max(1));
+            if let Some(byte) = flipped.payload.get_mut(bit / 8) {
+                *byte ^= 0x80 >> (bit % 8);
+            }
+            let bits = (payload.len() * 8).saturating_sub(cut);
+            let random = CompressedBlock { encoding: ENCODING_CPACK, payload, compressed_bits: bits, mag_bytes: 0, burst_count: 0 };
+            for (k, stream) in [&encoded, &flipped, &random].into_iter().enumerate() {
+                let mut fast = vec![0u8; geometry.block_bytes()];
+                let fast_result = codec.decompress_into(stream, &mut fast);
+                let mut reference = vec![0u8; geometry.block_bytes()];
+                let reference_result = codec.decode_words(&mut stream.reader().unwrap(), &mut reference);
+                prop_assert_eq!(&fast_result, &reference_result);
+                if fast_result.is_ok() {
+                    prop_assert_eq!(&fast, &reference);
+                }
+                if k == 0 {
+                    prop_assert_eq!(&fast, &block);
+                }
+            }
         }
 
         #[test]

@@ -343,6 +343,19 @@ impl Fpc {
         Some(bits)
     }
 
+    /// The reference encoder (every variant and block size): the tokens of
+    /// [`Fpc::tokens`] through a `BitWriter`.
+    fn compress_tokens(&self, block: &[u8], out: &mut CompressedBlock) {
+        let mut writer = out.take_writer();
+        match self.tokens(block, |value, width| writer.write(value, width)) {
+            Some(()) => out.set_or_uncompressed(ENCODING_FPC, writer, block, self.geometry),
+            None => {
+                out.payload = writer.finish().0;
+                out.set_uncompressed(block, self.geometry);
+            }
+        }
+    }
+
     fn decode_into(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let block_words = self.geometry.block_bytes() / WORD_BYTES;
         let prefixes = self.variant.prefixes();
@@ -373,6 +386,275 @@ impl Fpc {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Fast path of the original table (issue 12): the default `fpc`, on blocks of
+// 8, 16 or 32 words. It writes and reads exactly the bitstream of
+// `Fpc::tokens` / `Fpc::decode_into` (property tests below compare them), but
+// classifies every word without branches, writes the tokens with a 64-bit
+// accumulator that is flushed unconditionally, and decodes each token with
+// one 8-byte load and no per-pattern branch.
+// ---------------------------------------------------------------------------
+
+/// Bits of a token (prefix + data field) of the original table, one byte
+/// per prefix (little-endian): 6, 7, 11, 19, 19, 19, 11, 35. A shift of a
+/// constant is shorter than a table load on the decoder's critical path.
+const ORIGINAL_TOKEN_BITS: u64 = u64::from_le_bytes([6, 7, 11, 19, 19, 19, 11, 35]);
+
+/// Bits of the original-table token at the top of `window`: its 3-bit
+/// prefix times 8 is the shift to its byte of [`ORIGINAL_TOKEN_BITS`].
+#[inline(always)]
+fn token_bits_at(window: u64) -> u32 {
+    ((ORIGINAL_TOKEN_BITS >> ((window >> 58) & 0x38)) & 0xff) as u32
+}
+
+/// One word's token under the original table as two 32-bit lanes: its low
+/// 32 bits (the escape's prefix 7 sits above them, see [`escape_prefix`])
+/// and its width, prefix included. A non-zero word gets
+/// [`classify_nonzero`]'s pattern; a zero word gets a zero-width token (its
+/// run's token is placed by [`original_tokens`]). Only shifts, compares,
+/// selects and constant masks, few of them: the compiler vectorizes it over
+/// the block's words (SSE2, four words per instruction).
+#[inline(always)]
+fn original_word_token(word: u32) -> (u32, u32) {
+    let signed = word as i32;
+    let sign = signed >> 31;
+    // Sign-extended from k bits: bits 31..k-1 all equal the sign.
+    let sign_extended_4 = (signed >> 3) == sign;
+    let sign_extended_byte = (signed >> 7) == sign;
+    let sign_extended_halfword = (signed >> 15) == sign;
+    let zero_padded_halfword = word << 16 == 0;
+    // All four bytes equal: the word is its own rotation by a byte.
+    let repeated_bytes = word.rotate_left(8) == word;
+    let low_half = (word << 16) as i32;
+    let two_bytes = ((signed >> 23) == sign) & ((low_half >> 23) == (low_half >> 31));
+    let zero = word == 0;
+    // Widths nest: sign-extended 4 bits is also a byte and a halfword, and
+    // every pattern but the escape fits in 16 data bits.
+    let fits_16 = sign_extended_halfword | zero_padded_halfword | two_bytes | repeated_bytes;
+    let fits_8 = sign_extended_byte | repeated_bytes;
+    let bits = 35 - 16 * fits_16 as u32 - 8 * fits_8 as u32 - 4 * sign_extended_4 as u32 - 7 * zero as u32;
+    // The cheapest pattern that fits is assigned last and wins.
+    let mut token = word;
+    if two_bytes {
+        token = (5 << 16) | ((word >> 8) & 0xff00) | (word & 0xff);
+    }
+    if zero_padded_halfword {
+        token = (4 << 16) | (word >> 16);
+    }
+    if sign_extended_halfword {
+        token = (3 << 16) | (word & 0xffff);
+    }
+    if repeated_bytes {
+        token = (6 << 8) | (word & 0xff);
+    }
+    if sign_extended_byte {
+        token = (2 << 8) | (word & 0xff);
+    }
+    if sign_extended_4 {
+        token = (1 << 4) | (word & 0xf);
+    }
+    if zero {
+        token = 0;
+    }
+    (token, bits)
+}
+
+/// The bits of a token above its low 32: the escape's prefix 7 (the only
+/// token wider than 32 bits, 35).
+#[inline(always)]
+fn escape_prefix(bits: u32) -> u64 {
+    ((bits >> 5) as u64 * 7) << 32
+}
+
+/// Every word's token under the original table, `N` (<= 32) words, as
+/// low-32-bit and width lanes: a zero word that starts a run token (the
+/// first of a run, and every 8th after it) carries the run token, the rest
+/// of the run a zero-width token. Returns the lanes and the total width.
+#[inline(always)]
+fn original_tokens<const N: usize>(block: &[u8]) -> ([u32; N], [u32; N], usize) {
+    let mut words = [0u32; N];
+    for (slot, chunk) in words.iter_mut().zip(block.chunks_exact(WORD_BYTES)) {
+        *slot = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    let (mut tokens, mut widths) = ([0u32; N], [0u32; N]);
+    for i in 0..N {
+        (tokens[i], widths[i]) = original_word_token(words[i]);
+    }
+    let zeros = words.iter().enumerate().fold(0u64, |mask, (i, &word)| mask | (((word == 0) as u64) << i));
+    let mut run_starts = run_token_starts(zeros);
+    while run_starts != 0 {
+        let i = run_starts.trailing_zeros();
+        // Zero words from here on (the mask has no bit past word N-1).
+        let run = (!(zeros >> i)).trailing_zeros().min(MAX_ZERO_RUN as u32);
+        (tokens[i as usize], widths[i as usize]) = (run - 1, PREFIX_BITS + ZERO_RUN_BITS);
+        run_starts &= run_starts - 1;
+    }
+    let total = widths.iter().map(|&w| w as usize).sum();
+    (tokens, widths, total)
+}
+
+/// The words (bits of `zeros`, the mask of zero words) where a zero-run
+/// token starts: the first zero of every run, and the word 8 after a start
+/// when the run reaches it (runs of more than 8 are split, the TR's 3-bit
+/// run field).
+#[inline(always)]
+fn run_token_starts(zeros: u64) -> u64 {
+    // Bit i: words i-8..=i are all zero.
+    let nine_zeros = (0..=MAX_ZERO_RUN).fold(zeros, |all, k| all & (zeros << k));
+    let mut starts = zeros & !(zeros << 1);
+    // A block has at most 32 words: a run has at most 4 tokens.
+    for _ in 0..3 {
+        starts |= (starts << MAX_ZERO_RUN) & nine_zeros;
+    }
+    starts
+}
+
+/// Room for the longest token stream (32 escaped words, 140 bytes) and the
+/// writer's and reader's last 8-byte access.
+const FAST_BUFFER_BYTES: usize = 160;
+
+/// Writes the tokens MSB first into `buffer`: the bytes `BitWriter` writes.
+/// The accumulator holds fewer than 8 pending bits between tokens, so a
+/// 35-bit token always fits; it is stored whole after every token and
+/// advanced by the bytes completed (no branch on fullness).
+#[inline(always)]
+fn write_tokens<const N: usize>(tokens: &[u32; N], widths: &[u32; N], buffer: &mut [u8; FAST_BUFFER_BYTES]) {
+    let (mut acc, mut pending, mut at) = (0u64, 0u32, 0usize);
+    for i in 0..N {
+        let bits = widths[i];
+        let token = escape_prefix(bits) | tokens[i] as u64;
+        pending += bits;
+        acc |= token.wrapping_shl(64 - pending);
+        buffer[at..at + 8].copy_from_slice(&acc.to_be_bytes());
+        at += (pending / 8) as usize;
+        acc = acc.wrapping_shl(pending & !7);
+        pending &= 7;
+    }
+    buffer[at..at + 8].copy_from_slice(&acc.to_be_bytes());
+}
+
+/// The 64 bits of `buffer` from bit `position` on, MSB first (at least 57
+/// of them from the buffer, the rest zero).
+#[inline(always)]
+fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
+    let byte = position / 8;
+    let eight: [u8; 8] = buffer[byte..byte + 8].try_into().unwrap_or_default();
+    u64::from_be_bytes(eight) << (position % 8)
+}
+
+/// How the decoder rebuilds a word from its sign-extended field, by prefix
+/// of the original table: `(field & mask) * multiplier`. Sign-extended
+/// patterns (1, 2, 3) and the escape's 32-bit field take it as it is; the
+/// zero-padded halfword (4) shifts it up 16 bits; repeated bytes (6) copy
+/// its byte four times; a zero run (0) is zero. Two sign-extended bytes
+/// (5) are rebuilt apart.
+const ORIGINAL_WORD_MASK: [u32; 8] = [0, !0, !0, !0, !0, 0, 0xff, !0];
+const ORIGINAL_WORD_MULTIPLIER: [u32; 8] = [0, 1, 1, 1, 1 << 16, 0, 0x0101_0101, 1];
+const TWO_BYTES_PREFIX: u64 = 5;
+
+/// The word of the original-table token at the top of `window` and the
+/// words it stands for (a zero run's length, else 1): table lookups and
+/// selects, not a match on the prefix (unpredictable: the compiler turns a
+/// match into a jump table).
+#[inline(always)]
+fn unpack_original(window: u64) -> (u32, usize) {
+    let prefix = window >> 61;
+    let data_bits = token_bits_at(window) - PREFIX_BITS;
+    let field = window << PREFIX_BITS;
+    let data = (field >> (64 - data_bits)) as u32;
+    let sign_extended = ((field as i64) >> (64 - data_bits)) as u32;
+    let rebuilt = (sign_extended & ORIGINAL_WORD_MASK[prefix as usize])
+        .wrapping_mul(ORIGINAL_WORD_MULTIPLIER[prefix as usize]);
+    let two_bytes = ((data >> 8) as u8 as i8 as i16 as u16 as u32) << 16 | (data as u8 as i8 as i16 as u16 as u32);
+    let word = if prefix == TWO_BYTES_PREFIX { two_bytes } else { rebuilt };
+    let count = if prefix == 0 { data as usize + 1 } else { 1 };
+    (word, count)
+}
+
+/// Decodes an original-table bitstream of `N` words into `out` and returns
+/// true, or returns false (and leaves `out` unspecified) when the stream is
+/// not one the encoder writes; the caller then runs the reference decoder
+/// for its exact error.
+///
+/// The decoder is bound by the chain from one token's position to the
+/// next's (load, shift, prefix, width). Each step takes two tokens: the
+/// second token's prefix is inside the first one's 57-bit window, so both
+/// widths come from one load, and the second token's own load is off the
+/// chain. A zero run stores eight zero words and advances by its length,
+/// any other token stores its word eight times and advances by one. A
+/// second token past the block's last word is not one of the stream's: the
+/// step's first token then ends the stream.
+#[inline(always)]
+fn decode_original<const N: usize>(payload: &[u8], bit_len: usize, out: &mut [u8]) -> bool {
+    if payload.len() > 128 || bit_len > payload.len() * 8 {
+        return false;
+    }
+    let mut buffer = [0u8; FAST_BUFFER_BYTES];
+    buffer[..payload.len()].copy_from_slice(payload);
+    // A token's eight stores start at most at word 31 + 8 (a first token's
+    // zero run from word 31, then the second token).
+    let mut words = [0u32; 32 + 2 * MAX_ZERO_RUN];
+    let (mut decoded, mut position) = (0usize, 0usize);
+    let mut after_first = (0usize, 0usize);
+    // At most N + 1 tokens (each at least one word): the last load starts
+    // at or below bit 32 * 35, inside the buffer.
+    while decoded < N {
+        let window = window_at(&buffer, position);
+        let first_bits = token_bits_at(window) as usize;
+        let second_bits = token_bits_at(window << first_bits) as usize;
+        let (word, count) = unpack_original(window);
+        words[decoded..decoded + MAX_ZERO_RUN].fill(word);
+        after_first = (decoded + count, position + first_bits);
+        let (word, count) = unpack_original(window_at(&buffer, after_first.1));
+        words[after_first.0..after_first.0 + MAX_ZERO_RUN].fill(word);
+        decoded = after_first.0 + count;
+        position = after_first.1 + second_bits;
+    }
+    if after_first.0 >= N {
+        (decoded, position) = after_first;
+    }
+    if decoded != N || position != bit_len {
+        return false;
+    }
+    for (chunk, word) in out.chunks_exact_mut(WORD_BYTES).zip(&words[..N]) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    true
+}
+
+impl Fpc {
+    /// Words per block when the fast path applies (original table, 8, 16 or
+    /// 32 words), else `None`.
+    #[inline(always)]
+    fn fast_words(&self) -> Option<usize> {
+        let words = self.geometry.block_bytes() / WORD_BYTES;
+        (self.variant == FpcVariant::Original && matches!(words, 8 | 16 | 32)).then_some(words)
+    }
+
+    /// Fast `compress_into` for the original table with `N` words.
+    #[inline(always)]
+    fn compress_original<const N: usize>(&self, block: &[u8], out: &mut CompressedBlock) {
+        let (tokens, widths, total) = original_tokens::<N>(block);
+        if !self.geometry.worth_compressing(total) {
+            out.set_uncompressed(block, self.geometry);
+            return;
+        }
+        let mut buffer = [0u8; FAST_BUFFER_BYTES];
+        write_tokens(&tokens, &widths, &mut buffer);
+        out.set_payload(ENCODING_FPC, &buffer[..total.div_ceil(8)], total, self.geometry);
+    }
+
+    /// The FPC bitstream's size in bits (fast path where it applies).
+    fn bits_of(&self, block: &[u8]) -> Option<usize> {
+        match self.fast_words() {
+            Some(32) => Some(original_tokens::<32>(block).2),
+            Some(16) => Some(original_tokens::<16>(block).2),
+            Some(8) => Some(original_tokens::<8>(block).2),
+            _ => self.encoded_bits(block),
+        }
+    }
+}
+
 /// Registry builder: `fpc` or `fpc:variant=paper004`.
 pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let variant = spec.knob("variant", FpcVariant::default(), FpcVariant::NAMES)?;
@@ -400,13 +682,11 @@ impl Codec for Fpc {
     /// a burst.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
-        let mut writer = out.take_writer();
-        match self.tokens(block, |value, width| writer.write(value, width)) {
-            Some(()) => out.set_or_uncompressed(ENCODING_FPC, writer, block, self.geometry),
-            None => {
-                out.payload = writer.finish().0;
-                out.set_uncompressed(block, self.geometry);
-            }
+        match self.fast_words() {
+            Some(32) => self.compress_original::<32>(block, out),
+            Some(16) => self.compress_original::<16>(block, out),
+            Some(8) => self.compress_original::<8>(block, out),
+            _ => self.compress_tokens(block, out),
         }
         Ok(())
     }
@@ -415,14 +695,29 @@ impl Codec for Fpc {
         check_block_size(out, self.geometry)?;
         match compressed.encoding {
             UNCOMPRESSED => decode_uncompressed_into(compressed, self.geometry, out),
-            ENCODING_FPC => self.decode_into(&mut compressed.reader()?, out),
+            ENCODING_FPC => {
+                let (payload, bits) = (&compressed.payload[..], compressed.compressed_bits);
+                let fast = match self.fast_words() {
+                    Some(32) => decode_original::<32>(payload, bits, out),
+                    Some(16) => decode_original::<16>(payload, bits, out),
+                    Some(8) => decode_original::<8>(payload, bits, out),
+                    _ => false,
+                };
+                // The reference decoder gives the exact error of a stream the
+                // fast path rejects (and decodes the paper004 table).
+                if fast {
+                    Ok(())
+                } else {
+                    self.decode_into(&mut compressed.reader()?, out)
+                }
+            }
             other => Err(CodecError::UnknownEncoding(other)),
         }
     }
 
     fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         check_block_size(block, self.geometry)?;
-        Ok(match self.encoded_bits(block) {
+        Ok(match self.bits_of(block) {
             Some(bits) if self.geometry.worth_compressing(bits) => BlockSize { encoding: ENCODING_FPC, compressed_bits: bits },
             _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
         })
@@ -663,6 +958,26 @@ mod tests {
             })
     }
 
+    /// Blocks for the fast path: the structured mix, random bytes, and zero
+    /// runs of every length (split at 8, 16 and 24) between words at every
+    /// pattern's limits.
+    fn fast_cases() -> impl Strategy<Value = (Geometry, Vec<u8>)> {
+        let word = prop::sample::select(vec![
+            1u32, 7, 8, 0xffff_fff8, 0x7f, 0x80, 0xffff_ff80, 0x7fff, 0x8000, 0xffff_8000, 0x1234_0000, 0x007f_ff80,
+            0x0080_0001, 0xabab_abab, 0xdead_beef,
+        ]);
+        let runs_and_words = prop::collection::vec((0usize..=33, word), 1..12);
+        prop::sample::select(geometries()).prop_flat_map(move |g| {
+            let n = g.block_bytes();
+            let zero_heavy = runs_and_words.clone().prop_map(move |segments| {
+                let words = segments.iter().flat_map(|&(zeros, word)| std::iter::repeat_n(0u32, zeros).chain([word]));
+                words.chain(std::iter::repeat(0)).take(n / WORD_BYTES).flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()
+            });
+            let blocks = prop_oneof![2 => zero_heavy, 2 => structured_block(n), 1 => random_block(n)];
+            (Just(g), blocks)
+        })
+    }
+
     /// The first pattern of the table that fits: what `classify_nonzero` must equal.
     fn classify_by_table(variant: FpcVariant, word: u32) -> Option<(Pattern, u64)> {
         variant.nonzero_patterns().iter().find_map(|&p| p.pack(word).map(|data| (p, data)))
@@ -691,6 +1006,51 @@ mod tests {
                     prop_assert_eq!(pattern.unpack(data), word);
                     prop_assert!(v.prefix_of(pattern) < 8);
                 }
+            }
+        }
+
+        #[test]
+        fn fast_path_equals_the_reference((geometry, block) in fast_cases()) {
+            let mut codec = Fpc::new(geometry, FpcVariant::Original);
+            prop_assert!(codec.fast_words().is_some());
+            let mut fast = CompressedBlock::default();
+            codec.compress_into(&block, &mut fast).unwrap();
+            let mut reference = CompressedBlock::default();
+            codec.compress_tokens(&block, &mut reference);
+            prop_assert_eq!(&fast, &reference);
+            prop_assert_eq!(codec.compressed_size(&block).unwrap(), reference.size());
+            prop_assert_eq!(codec.bits_of(&block), codec.encoded_bits(&block));
+            // The fast decoder accepts the stream and gives the block back.
+            let mut decoded = vec![0u8; block.len()];
+            if reference.encoding == ENCODING_FPC {
+                let accepted = match block.len() / WORD_BYTES {
+                    32 => decode_original::<32>(&reference.payload, reference.compressed_bits, &mut decoded),
+                    16 => decode_original::<16>(&reference.payload, reference.compressed_bits, &mut decoded),
+                    _ => decode_original::<8>(&reference.payload, reference.compressed_bits, &mut decoded),
+                };
+                prop_assert!(accepted);
+                prop_assert_eq!(&decoded, &block);
+            }
+        }
+
+        /// Any payload: the fast decoder (with its fallback) gives exactly
+        /// the reference decoder's result, the same error included.
+        #[test]
+        fn fast_decoder_equals_the_reference_on_any_stream(
+            geometry in prop::sample::select(geometries()),
+            payload in prop::collection::vec(any::<u8>(), 0..140),
+            cut in 0usize..64,
+        ) {
+            let codec = Fpc::new(geometry, FpcVariant::Original);
+            let bits = (payload.len() * 8).saturating_sub(cut);
+            let stream = CompressedBlock { encoding: ENCODING_FPC, payload, compressed_bits: bits, mag_bytes: 0, burst_count: 0 };
+            let mut fast = vec![0u8; geometry.block_bytes()];
+            let fast_result = codec.decompress_into(&stream, &mut fast);
+            let mut reference = vec![0u8; geometry.block_bytes()];
+            let reference_result = codec.decode_into(&mut stream.reader().unwrap(), &mut reference);
+            prop_assert_eq!(&fast_result, &reference_result);
+            if fast_result.is_ok() {
+                prop_assert_eq!(fast, reference);
             }
         }
 

@@ -128,6 +128,16 @@ impl CompressedBlock {
         }
     }
 
+    /// Stores `bytes` (the first `compressed_bits.div_ceil(8)` of a
+    /// finished bitstream) as the payload, reusing the buffer: for codecs
+    /// that assemble their bitstream in a stack buffer.
+    pub fn set_payload(&mut self, encoding: EncodingId, bytes: &[u8], compressed_bits: usize, geometry: Geometry) {
+        debug_assert_eq!(bytes.len(), compressed_bits.div_ceil(8));
+        self.payload.clear();
+        self.payload.extend_from_slice(bytes);
+        self.set_sizes(encoding, compressed_bits, geometry);
+    }
+
     fn set_sizes(&mut self, encoding: EncodingId, compressed_bits: usize, geometry: Geometry) {
         self.encoding = encoding;
         self.compressed_bits = compressed_bits;
