@@ -44,8 +44,11 @@ counters() {
 
 # Every line of the simulator's output but those that may differ between two
 # builds or runs: memzip's own lines (and the run's paths: the temp dir's
-# name contains memzip), addresses (ASLR), the build name, wall-clock rates.
+# name contains memzip), addresses (ASLR), the build name, wall-clock rates,
+# and the host thread's synchronize messages: whether cudaDeviceSynchronize
+# finds the simulation thread still running is a wall-clock race (a loaded
+# machine once printed them in one run of a pair and not in the other).
 stat_lines() {
-    grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    ' \
+    grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    |synchronize waiting for inactive GPU simulation|Stream Manager State|detected inactive GPU simulation thread' \
         "$work/$1/sim.log"
 }
