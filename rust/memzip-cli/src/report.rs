@@ -26,11 +26,7 @@ pub fn run_dirs(results: &Path) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("{}: {e}", results.display()))?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("stats.json").is_file())
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            !name.starts_with('.') && !name.ends_with(".failed")
-        })
+        .filter(|p| crate::sweep::is_finished_run(p) && p.join("stats.json").is_file())
         .collect();
     dirs.sort();
     if dirs.is_empty() {
@@ -216,34 +212,23 @@ fn program_of(row: &Row) -> &str {
     row.run.program.as_deref().unwrap_or("(unnamed)")
 }
 
+/// The run of `codec` on `program`, if any (the first: one per pair).
+fn run_of<'a>(rows: &'a [Row], codec: &str, program: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| r.run.label == codec && program_of(r) == program)
+}
+
 /// The programs (in axis order) that have a run of every codec in `rows`.
 /// Geometric means compare codecs only over these: while a grid is
 /// incomplete, a codec's mean over the programs it alone has run would
 /// compare different workloads.
 fn common_programs(rows: &[Row]) -> Vec<String> {
     let (programs, codecs) = axes(rows);
-    programs
-        .into_iter()
-        .filter(|p| codecs.iter().all(|c| rows.iter().any(|r| &r.run.label == c && program_of(r) == p)))
-        .collect()
+    programs.into_iter().filter(|p| codecs.iter().all(|c| run_of(rows, c, p).is_some())).collect()
 }
 
 /// "1 program", "2 programs".
 fn programs_text(count: usize) -> String {
     format!("{count} program{}", if count == 1 { "" } else { "s" })
-}
-
-/// The number of programs `codec` has a run of.
-fn program_count(rows: &[Row], codec: &str) -> usize {
-    let mut programs: Vec<&str> = rows.iter().filter(|r| r.run.label == codec).map(program_of).collect();
-    programs.sort_unstable();
-    programs.dedup();
-    programs.len()
-}
-
-/// Whether every codec has run every program.
-fn grid_is_complete(rows: &[Row]) -> bool {
-    common_programs(rows).len() == axes(rows).0.len()
 }
 
 /// Per codec, one value per program and the geometric mean as the last group:
@@ -257,15 +242,16 @@ fn per_program(rows: &[Row], metric: impl Fn(&Row) -> Option<f64>) -> (Vec<Strin
         .map(|codec| {
             let mut values: Vec<Option<f64>> = programs
                 .iter()
-                .map(|p| rows.iter().find(|r| &r.run.label == codec && program_of(r) == p).and_then(&metric))
+                .map(|p| run_of(rows, codec, p).and_then(&metric))
                 .collect();
             let in_mean = |(p, v): (&String, &Option<f64>)| (common.is_empty() || common.contains(p)).then_some(*v);
             values.push(geomean(programs.iter().zip(&values).filter_map(in_mean).flatten()));
             (codec.clone(), values)
         })
         .collect();
+    let complete = common.len() == programs.len();
     let mut groups = programs;
-    groups.push(if grid_is_complete(rows) {
+    groups.push(if complete {
         "geomean".into()
     } else if common.is_empty() {
         "geomean (each codec's programs)".into()
@@ -358,9 +344,10 @@ const SUMMARY_METRICS: [(&str, Metric); 6] = [
 /// every codec has run; while the grid is incomplete, also each codec's own
 /// means (with its number of programs), which do not compare across codecs.
 fn geomean_table(rows: &[Row]) -> String {
+    let (programs, _) = axes(rows);
     let common = common_programs(rows);
     let mut out = String::new();
-    if grid_is_complete(rows) {
+    if common.len() == programs.len() {
         let _ = writeln!(out, "Geometric means over {}, each run by every codec.\n", programs_text(common.len()));
         out.push_str(&metric_table(rows, &common, false));
         return out;
@@ -377,7 +364,6 @@ fn geomean_table(rows: &[Row]) -> String {
         out.push_str(&metric_table(rows, &common, false));
         out.push_str("\nEach codec over every program it has run (different programs: these do not compare across codecs).\n\n");
     }
-    let (programs, _) = axes(rows);
     out.push_str(&metric_table(rows, &programs, true));
     out
 }
@@ -399,12 +385,12 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
     let (_, codecs) = axes(&subset);
     for codec in &codecs {
         let _ = write!(out, "| {codec} |");
+        let runs: Vec<&Row> = programs.iter().filter_map(|p| run_of(&subset, codec, p)).collect();
         if counts {
-            let _ = write!(out, " {} |", program_count(&subset, codec));
+            let _ = write!(out, " {} |", runs.len());
         }
         for (_, metric) in SUMMARY_METRICS {
-            let run_of = |p: &String| subset.iter().find(|r| &r.run.label == codec && program_of(r) == p);
-            let mean = geomean(programs.iter().filter_map(run_of).filter_map(metric));
+            let mean = geomean(runs.iter().copied().filter_map(metric));
             let _ = write!(out, " {} |", mean.map_or("-".to_string(), |v| format!("{v:.3}")));
         }
         out.push('\n');

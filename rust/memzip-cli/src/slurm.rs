@@ -16,7 +16,7 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::Duration;
 
-use crate::sweep::{Outcome, Run};
+use crate::sweep::{tmp_dir, Outcome, Run};
 
 /// How to submit.
 #[derive(Debug, Clone, Default)]
@@ -176,7 +176,7 @@ pub fn collect(submission: &Submission, out: &Path) -> Result<Outcome, String> {
         if failed.is_dir() {
             continue;
         }
-        let tmp = out.join(format!(".tmp-{id}"));
+        let tmp = tmp_dir(out, id);
         if tmp.is_dir() {
             fs::rename(&tmp, &failed).map_err(|e| format!("{}: {e}", failed.display()))?;
         } else {

@@ -436,7 +436,7 @@ pub fn pending<'a>(runs: &'a [Run], out: &Path) -> Vec<&'a Run> {
 /// a Slurm array (`--only-run`).
 pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String> {
     let done = out.join(&run.id);
-    let tmp = out.join(format!(".tmp-{}", run.id));
+    let tmp = tmp_dir(out, &run.id);
     let failed = out.join(format!("{}.failed", run.id));
     for stale in [&tmp, &failed] {
         if stale.exists() {
@@ -544,8 +544,13 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
     Ok(found)
 }
 
+/// Where a run is written until it is complete (then renamed to `OUT/<id>`).
+pub(crate) fn tmp_dir(out: &Path, id: &str) -> PathBuf {
+    out.join(format!(".tmp-{id}"))
+}
+
 /// A run directory a sweep finished (not `.tmp-*`, not `*.failed`).
-fn is_finished_run(path: &Path) -> bool {
+pub fn is_finished_run(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     path.is_dir() && !name.starts_with('.') && !name.ends_with(".failed")
 }
@@ -561,7 +566,7 @@ pub fn reuse(runs: &[Run], out: &Path, sources: &[(PathBuf, RunRecord)]) -> Resu
     for run in pending(runs, out) {
         let mut record = RunRecord::of(run);
         let Some((source, _)) = sources.iter().find(|(_, r)| record.same_configuration(r)) else { continue };
-        let tmp = out.join(format!(".tmp-{}", run.id));
+        let tmp = tmp_dir(out, &run.id);
         if tmp.exists() {
             fs::remove_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
         }

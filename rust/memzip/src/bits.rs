@@ -114,6 +114,17 @@ impl BitWriter {
 /// (32 fields of 35 bits, 140 bytes) and the last 8-byte store.
 pub const BLOCK_WRITER_BYTES: usize = 160;
 
+/// The 64 bits of a [`BLOCK_WRITER_BYTES`] buffer from bit `position` on,
+/// MSB first (at least 57 of them from the buffer): how the fast decoders
+/// (FPC, C-Pack) read a block's stream, one unaligned load per token, with
+/// the buffer's padding in place of a bounds branch.
+#[inline(always)]
+pub fn window_at(buffer: &[u8; BLOCK_WRITER_BYTES], position: usize) -> u64 {
+    let byte = position / 8;
+    let eight: [u8; 8] = buffer[byte..byte + 8].try_into().unwrap_or_default();
+    u64::from_be_bytes(eight) << (position % 8)
+}
+
 /// Writes fields of up to 56 bits into a stack buffer, MSB first: the bytes
 /// [`BitWriter`] writes, for codecs that write one block's stream and copy
 /// it out once it is known to be worth keeping. The accumulator keeps fewer

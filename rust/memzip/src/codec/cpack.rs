@@ -45,7 +45,7 @@ use super::{
     check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
     CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
-use crate::bits::{BitReader, BlockBitWriter};
+use crate::bits::{window_at, BitReader, BlockBitWriter, BLOCK_WRITER_BYTES};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -363,17 +363,8 @@ const fn token_shapes(codes: &[Code; 6]) -> [TokenShape; 16] {
 const CHEN_SHAPES: [TokenShape; 16] = token_shapes(&CHEN_CODES);
 const PAPER004_SHAPES: [TokenShape; 16] = token_shapes(&PAPER004_CODES);
 
-/// Room for the longest word stream (32 literals, 136 bytes) and the last
-/// 8-byte load.
-const FAST_BUFFER_BYTES: usize = 160;
-
-/// The 64 bits of `buffer` from bit `position` on, MSB first.
-#[inline(always)]
-fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
-    let byte = position / 8;
-    let eight: [u8; 8] = buffer[byte..byte + 8].try_into().unwrap_or_default();
-    u64::from_be_bytes(eight) << (position % 8)
-}
+// The fast decoder's buffer ([`BLOCK_WRITER_BYTES`]) holds the longest word
+// stream (32 literals, 136 bytes) and the last 8-byte load.
 
 /// The dictionary as the fast decoder runs it: every step writes the next
 /// FIFO slot, with the word if it is pushed, else with what the slot holds.
@@ -417,7 +408,7 @@ fn decode_words_fast<const N: usize>(
     if payload.len() > 136 || bit_len > payload.len() * 8 {
         return false;
     }
-    let mut buffer = [0u8; FAST_BUFFER_BYTES];
+    let mut buffer = [0u8; BLOCK_WRITER_BYTES];
     buffer[..payload.len()].copy_from_slice(payload);
     let mut dictionary = FastDictionary::default();
     let (mut words, mut position, mut corrupt) = ([0u32; N], 0usize, false);

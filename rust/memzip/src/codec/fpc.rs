@@ -51,7 +51,7 @@ use super::{
 };
 #[cfg(test)]
 use crate::bits::fits_signed;
-use crate::bits::{sign_extend, BitReader};
+use crate::bits::{sign_extend, window_at, BitReader, BLOCK_WRITER_BYTES};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -509,16 +509,16 @@ fn run_token_starts(zeros: u64) -> u64 {
     starts
 }
 
-/// Room for the longest token stream (32 escaped words, 140 bytes) and the
-/// writer's and reader's last 8-byte access.
-const FAST_BUFFER_BYTES: usize = 160;
+// The fast path's buffer ([`BLOCK_WRITER_BYTES`]) holds the longest token
+// stream (32 escaped words, 140 bytes) and the writer's and reader's last
+// 8-byte access.
 
 /// Writes the tokens MSB first into `buffer`: the bytes `BitWriter` writes.
 /// The accumulator holds fewer than 8 pending bits between tokens, so a
 /// 35-bit token always fits; it is stored whole after every token and
 /// advanced by the bytes completed (no branch on fullness).
 #[inline(always)]
-fn write_tokens<const N: usize>(tokens: &[u32; N], widths: &[u32; N], buffer: &mut [u8; FAST_BUFFER_BYTES]) {
+fn write_tokens<const N: usize>(tokens: &[u32; N], widths: &[u32; N], buffer: &mut [u8; BLOCK_WRITER_BYTES]) {
     let (mut acc, mut pending, mut at) = (0u64, 0u32, 0usize);
     for i in 0..N {
         let bits = widths[i];
@@ -531,15 +531,6 @@ fn write_tokens<const N: usize>(tokens: &[u32; N], widths: &[u32; N], buffer: &m
         pending &= 7;
     }
     buffer[at..at + 8].copy_from_slice(&acc.to_be_bytes());
-}
-
-/// The 64 bits of `buffer` from bit `position` on, MSB first (at least 57
-/// of them from the buffer, the rest zero).
-#[inline(always)]
-fn window_at(buffer: &[u8; FAST_BUFFER_BYTES], position: usize) -> u64 {
-    let byte = position / 8;
-    let eight: [u8; 8] = buffer[byte..byte + 8].try_into().unwrap_or_default();
-    u64::from_be_bytes(eight) << (position % 8)
 }
 
 /// How the decoder rebuilds a word from its sign-extended field, by prefix
@@ -589,7 +580,7 @@ fn decode_original<const N: usize>(payload: &[u8], bit_len: usize, out: &mut [u8
     if payload.len() > 128 || bit_len > payload.len() * 8 {
         return false;
     }
-    let mut buffer = [0u8; FAST_BUFFER_BYTES];
+    let mut buffer = [0u8; BLOCK_WRITER_BYTES];
     buffer[..payload.len()].copy_from_slice(payload);
     // A token's eight stores start at most at word 31 + 8 (a first token's
     // zero run from word 31, then the second token).
@@ -639,7 +630,7 @@ impl Fpc {
             out.set_uncompressed(block, self.geometry);
             return;
         }
-        let mut buffer = [0u8; FAST_BUFFER_BYTES];
+        let mut buffer = [0u8; BLOCK_WRITER_BYTES];
         write_tokens(&tokens, &widths, &mut buffer);
         out.set_payload(ENCODING_FPC, &buffer[..total.div_ceil(8)], total, self.geometry);
     }
