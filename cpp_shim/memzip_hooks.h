@@ -15,6 +15,7 @@
 //   memory_config::init          memzip_options::init          (validate, or stop)
 //   memory_partition_unit ctor   new memzip_partition          (one controller each)
 //   dram_cycle, L2->DRAM issue   memzip_partition::on_issue    (+cycles on ready_cycle)
+//                                memzip_latency_queue_insert   (in ready-cycle order)
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
@@ -30,6 +31,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <deque>
+#include <iterator>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -140,6 +143,33 @@ class memzip_partition {
   std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
   const dram_t *m_dram;     // this partition's DRAM, seen on its first cycle
 };
+
+// dram_cycle, in place of the latency queue's push_back / push: puts a request
+// after every request that is ready no later than it, before the rest.
+// Why: gpgpu-sim pops that queue only from its front, once the front is
+// ready, so appending a write that waits in the compressor would hold up
+// every request queued behind it. In the papers' controller a store does
+// not stall anyone (paper 000 Sec. III-B3: "stores can be done without
+// stalling"), and a pipelined compressor works on several blocks at once.
+// Requests that add no cycles (none, raw reads) arrive in ready-cycle order
+// and go to the back, exactly as before: the none runs stay cycle-identical.
+template <class Container, class Request>
+void memzip_latency_queue_insert(Container &queue, const Request &request) {
+  auto pos = queue.end();
+  while (pos != queue.begin() && std::prev(pos)->ready_cycle > request.ready_cycle) --pos;
+  queue.insert(pos, request);
+}
+
+// v3.2.1 keeps the latency queue in a std::queue, whose container is protected.
+template <class Request>
+void memzip_latency_queue_insert(std::queue<Request> &queue, const Request &request) {
+  struct container_of : std::queue<Request> {
+    static typename std::queue<Request>::container_type &get(std::queue<Request> &q) {
+      return q.*(&container_of::c);
+    }
+  };
+  memzip_latency_queue_insert(container_of::get(queue), request);
+}
 
 // gpgpu_t::memcpy_to_gpu, after the functional copy: compress every block
 // overlapped by [dst, dst + count) into its controller (initialises metadata).

@@ -1,16 +1,20 @@
 // Drives memzip's C++ objects (Controller, Compressor, Decompressor,
 // MetadataCache, Stats, Tracer) through the cxx bridge, without the
-// simulator: what the gpgpu-sim hooks rely on, checked from the C++ side.
+// simulator: what the gpgpu-sim hooks rely on, checked from the C++ side;
+// and the hooks' DRAM latency queue insertion (memzip_hooks.h).
 // Prints one line per check and "N passed, N failed" at the end.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <list>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "rust/cxx.h"
 #include "memzip-ffi/src/lib.rs.h"
+#include "memzip_hooks.h"
 
 static int passed = 0, failed = 0;
 
@@ -147,6 +151,47 @@ static void tracer_rejects_bad_input() {
     CHECK(!error_of([] { memzip::open_tracer("/nonexistent-dir/trace.zst", 128); }).empty());
 }
 
+// What dram_cycle keeps in its DRAM latency queue (dram_delay_t).
+struct delayed_request {
+    int id;
+    unsigned long long ready_cycle;
+};
+
+template <typename Queue>
+static std::vector<int> ids_in_pop_order(Queue queue) {
+    std::vector<int> ids;
+    while (!queue.empty()) {
+        ids.push_back(queue.front().id);
+        queue.pop_front();
+    }
+    return ids;
+}
+
+static std::vector<int> ids_in_pop_order(std::queue<delayed_request> queue) {
+    std::vector<int> ids;
+    while (!queue.empty()) {
+        ids.push_back(queue.front().id);
+        queue.pop();
+    }
+    return ids;
+}
+
+// A write waiting 46 cycles in the compressor must not hold up the reads
+// issued after it (gpgpu-sim pops only the queue's front); requests that
+// add nothing keep their arrival order, as with push_back.
+template <typename Queue>
+static void latency_queue_keeps_ready_order() {
+    Queue queue;
+    const delayed_request arrivals[] = {
+        {0, 100}, {1, 101 + 46}, {2, 102}, {3, 103}, {4, 103}, {5, 104 + 46}, {6, 150}, {7, 150}};
+    for (const delayed_request& r : arrivals) memzip_latency_queue_insert(queue, r);
+    CHECK((ids_in_pop_order(queue) == std::vector<int>{0, 2, 3, 4, 1, 5, 6, 7}));
+
+    Queue in_order;
+    for (int i = 0; i < 5; ++i) memzip_latency_queue_insert(in_order, delayed_request{i, 200ull + i / 2});
+    CHECK((ids_in_pop_order(in_order) == std::vector<int>{0, 1, 2, 3, 4}));
+}
+
 int main() {
     controller_sizes_dram_traffic();
     none_changes_nothing();
@@ -154,6 +199,8 @@ int main() {
     compressor_and_decompressor_round_trip();
     metadata_cache_hits_after_a_miss();
     tracer_rejects_bad_input();
+    latency_queue_keeps_ready_order<std::list<delayed_request>>();   // dev
+    latency_queue_keeps_ready_order<std::queue<delayed_request>>();  // v3.2.1
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -14,6 +14,8 @@
 #  - mag_bdi cuts DRAM bytes of low-dynamic-range ints by >= 30%;
 #  - random bytes compress nothing (effective ratio < 1.02 for every codec);
 #  - determinism, a bad option stopping the run with one line, the trace file;
+#  - a write's compression latency does not stall later requests, a read's
+#    decompression latency does (the DRAM latency queue in ready-cycle order);
 #  - the option checks of options.sh (E2MC settings of adaptive candidates,
 #    bad values stopping with one line); MEMZIP_SIM_CHECKS=options runs only those.
 #  - energy (memzip's model, issue "energy"): ints cost less DRAM and total
@@ -149,6 +151,21 @@ if sim ints-mag_bdi-again mag_bdi ints; then
         cmp -s "$work/ints-mag_bdi/stats.json" "$work/ints-mag_bdi-again/stats.json"
     verdict "deterministic-counters" "same simulator counters" \
         cmp -s <(counters ints-mag_bdi) <(counters ints-mag_bdi-again)
+fi
+
+# Stores do not stall (paper 000 Sec. III-B3, Fig. 5): a write's compression
+# latency must not hold up the requests issued after it in the partition's
+# DRAM latency queue, while a read's decompression latency delays its warp.
+# (Before the queue kept ready-cycle order, 500 compression cycles cost +43%.)
+cycles_of() { grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$1/sim.log"; }
+if sim latency-0 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 0" &&
+    sim latency-comp500 mag_bdi ints --set "-memzip_comp_latency 500" --set "-memzip_decomp_latency 0" &&
+    sim latency-decomp500 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 500"; then
+    base=$(cycles_of latency-0) comp=$(cycles_of latency-comp500) decomp=$(cycles_of latency-decomp500)
+    verdict "stores-do-not-stall" "cycles: no latency $base, compression 500 $comp (need <= +5%), decompression 500 $decomp (need >= +20%)" \
+        test "$((comp * 100))" -le "$((base * 105))" -a "$((decomp * 100))" -ge "$((base * 120))"
+else
+    verdict "stores-do-not-stall" "a run failed: $(tail -n 1 "$work/latency-0.err" "$work/latency-comp500.err" "$work/latency-decomp500.err" 2>/dev/null | tr '\n' ' ')" false
 fi
 
 status=0
