@@ -121,9 +121,27 @@ pub struct RunRecord {
     pub options: Vec<String>,
     /// The simulator version the runner used (`MEMZIP_GPGPUSIM_VERSION`, default dev).
     pub simulator: String,
+    /// The revision of memzip's timing in the simulator the run was made
+    /// with ([`TIMING_MODEL`]); records written before there were revisions
+    /// lack the field and are revision 1.
+    #[serde(default = "first_timing_model")]
+    pub timing_model: u32,
     /// `<results dir>/<id>` of the run this one is a copy of (`--reuse`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused_from: Option<String>,
+}
+
+/// memzip's timing model in the simulator (the hooks in `cpp_shim` and the
+/// controller's latencies), raised whenever a change alters what a codec run
+/// simulates, so that `--reuse` does not copy runs of an older model:
+/// 1. a request's added cycles (compression of writes, metadata of reads)
+///    were appended to gpgpu-sim's DRAM latency queue, which is popped only
+///    from its front: a compressing write held up every later request;
+/// 2. the queue keeps ready-cycle order (`memzip_latency_queue_insert`).
+pub const TIMING_MODEL: u32 = 2;
+
+fn first_timing_model() -> u32 {
+    1
 }
 
 /// The option that only records the blocks: runs that differ in it alone
@@ -145,14 +163,17 @@ impl RunRecord {
             codec: run.codec.clone(),
             options: run.options.clone(),
             simulator: std::env::var("MEMZIP_GPGPUSIM_VERSION").unwrap_or_else(|_| "dev".into()),
+            timing_model: TIMING_MODEL,
             reused_from: None,
         }
     }
 
     /// Whether a run of `other` simulates exactly what a run of `self` would:
     /// the same benchmark, preset, codec string, simulator and option lines
-    /// in order, less `-memzip_trace`. Only benchmark runs (a command line's
-    /// record does not hold the command).
+    /// in order, less `-memzip_trace`, and the same timing model, except for
+    /// `none`, to which memzip adds no cycles in any revision (tests/sim:
+    /// none equals the unpatched simulator). Only benchmark runs (a command
+    /// line's record does not hold the command).
     pub fn same_configuration(&self, other: &RunRecord) -> bool {
         let simulated = |r: &RunRecord| -> Vec<String> {
             r.options.iter().filter(|line| !line.starts_with(TRACE_OPTION)).cloned().collect()
@@ -162,6 +183,7 @@ impl RunRecord {
             && self.preset == other.preset
             && self.codec == other.codec
             && self.simulator == other.simulator
+            && (self.timing_model == other.timing_model || self.codec == "none")
             && simulated(self) == simulated(other)
     }
 

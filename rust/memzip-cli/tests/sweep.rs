@@ -496,8 +496,9 @@ fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuratio
     let mut traced = base.clone();
     traced.options.push("-memzip_trace t.zst".into());
     assert!(base.same_configuration(&traced), "the trace only records the blocks");
-    let changes: [fn(&mut RunRecord); 5] = [
+    let changes: [fn(&mut RunRecord); 6] = [
         |r| r.simulator = "v3.2.1".into(),
+        |r| r.timing_model -= 1,
         |r| r.options.reverse(),
         |r| r.codec = "mag_bdi:bases=8+4+2".into(),
         |r| r.preset = Some("small".into()),
@@ -508,6 +509,18 @@ fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuratio
         change(&mut other);
         assert!(!base.same_configuration(&other), "{other:?}");
     }
+    // memzip adds no cycles to none: its runs of every timing model simulate the same.
+    let mut none = base.clone();
+    none.codec = "none".into();
+    let mut older_none = none.clone();
+    older_none.timing_model -= 1;
+    assert!(none.same_configuration(&older_none));
+    // Records written before timing models were numbered are the first model.
+    let mut unnumbered = serde_json::to_value(&base).unwrap();
+    unnumbered.as_object_mut().unwrap().remove("timing_model");
+    let unnumbered: RunRecord = serde_json::from_value(unnumbered).unwrap();
+    assert_eq!(unnumbered.timing_model, 1);
+    assert!(!base.same_configuration(&unnumbered), "a codec run of the flawed model 1 is not reused");
     let program = RunRecord::of(&runs[1]);
     assert_eq!(program.program.as_deref(), Some("p"));
     assert!(!program.same_configuration(&program.clone()), "a command line's record does not hold its command");
