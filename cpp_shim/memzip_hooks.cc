@@ -466,8 +466,8 @@ unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
 
 mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
   m_dram = dram;
-  // Intake: a reply that needs decompression, or any reply while older ones
-  // are still held (keeps returns in order), enters the delay queue.
+  // Intake: a reply that needs decompression, or any reply while others are
+  // held (one reply leaves per cycle), enters the delay queue.
   mem_fetch *mf = dram->return_queue_top();
   if (mf) {
     unsigned delay = 0;
@@ -480,7 +480,11 @@ mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
       held h;
       h.mf = mf;
       h.ready_cycle = now() + delay;
-      m_held.push_back(h);
+      // In ready-cycle order: a raw reply does not wait behind replies still
+      // in the decompressor (a block stored uncompressed saves the
+      // decompression latency, paper 002 Sec. IV), nor a short decompression
+      // (adaptive's BDI) behind a long one.
+      memzip_latency_queue_insert(m_held, h);
       dram->return_queue_pop();
     }
   }

@@ -99,7 +99,8 @@ class memzip_partition {
   // size gpgpu-sim would use; unchanged for requests memzip did not size.
   unsigned transfer_bytes(mem_fetch *mf, unsigned nbytes);
   // Replace dram_t::return_queue_top/pop in dram_cycle: replies that need
-  // decompression wait in an in-order delay queue first.
+  // decompression wait in a delay queue first; they leave it in ready-cycle
+  // order, raw replies passing those still being decompressed.
   mem_fetch *return_queue_top(dram_t *dram);
   void return_queue_pop(dram_t *dram);
 
@@ -140,7 +141,7 @@ class memzip_partition {
   unsigned m_block_bytes;
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
-  std::deque<held> m_held;  // replies in the decompressor, in DRAM return order
+  std::deque<held> m_held;  // replies in the decompressor, in ready-cycle order
   const dram_t *m_dram;     // this partition's DRAM, seen on its first cycle
 };
 

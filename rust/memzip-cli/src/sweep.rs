@@ -137,7 +137,9 @@ pub struct RunRecord {
 /// 1. a request's added cycles (compression of writes, metadata of reads)
 ///    were appended to gpgpu-sim's DRAM latency queue, which is popped only
 ///    from its front: a compressing write held up every later request;
-/// 2. the queue keeps ready-cycle order (`memzip_latency_queue_insert`).
+/// 2. that queue, and the replies' decompression queue, keep ready-cycle
+///    order (`memzip_latency_queue_insert`): stores and raw replies no
+///    longer wait behind compressions and decompressions.
 pub const TIMING_MODEL: u32 = 2;
 
 fn first_timing_model() -> u32 {
