@@ -408,7 +408,7 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
 /// One run of the grid, by id: what a Slurm array task executes.
 fn run_only(runs: &[sweep::Run], id: &str, out: &std::path::Path, runners: &sweep::Runners) -> Result<(), String> {
     let run = runs.iter().find(|r| r.id == id).ok_or_else(|| format!("--only-run {id}: no such run in the spec"))?;
-    if out.join(id).is_dir() {
+    if sweep::has_result(out, id) {
         eprintln!("memzip sweep: {id} is already done");
         return Ok(());
     }

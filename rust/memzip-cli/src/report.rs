@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::sweep::{RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};
 
 /// Run directories directly under `results` (skipping `.tmp-*` and `*.failed`).
@@ -597,6 +598,25 @@ fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
     Ok(out)
 }
 
+/// The codec runs left out because an older timing model made them
+/// (`sweep::TIMING_MODEL`): their cycles do not compare with current runs'.
+fn superseded_section(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "Left out: {} codec run(s) made with an older timing model than this memzip's ({}), so their \
+         cycles do not compare with the others'; `memzip sweep` reruns them (it does not reuse them):\n\n",
+        dirs.len(),
+        TIMING_MODEL
+    );
+    for dir in dirs {
+        let _ = writeln!(out, "- `{}`", dir.file_name().unwrap_or_default().to_string_lossy());
+    }
+    out.push('\n');
+    out
+}
+
 /// Writes the report files into `out` and returns their paths.
 ///
 /// `memory_bound_utilization`: a program whose `none` run keeps the DRAM data
@@ -604,7 +624,17 @@ fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
 /// summary gives the geometric means of the memory-bound programs and of the
 /// rest apart (a compressor can only speed up the former).
 pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -> Result<Vec<PathBuf>, String> {
-    let dirs = run_dirs(results)?;
+    let mut dirs = Vec::new();
+    let mut superseded = Vec::new();
+    for dir in run_dirs(results)? {
+        match RunRecord::read(&dir)? {
+            Some(record) if record.is_superseded() => superseded.push(dir),
+            _ => dirs.push(dir),
+        }
+    }
+    if dirs.is_empty() {
+        return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
+    }
     let rows = table::load_rows(&dirs)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
@@ -670,6 +700,7 @@ pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -
     let (_, codecs) = axes(&rows);
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    summary.push_str(&superseded_section(&superseded));
     summary.push_str(&geomean_table(&rows));
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
     summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));

@@ -168,7 +168,7 @@ pub fn collect(submission: &Submission, out: &Path) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     for (index, id) in submission.ids.iter().enumerate() {
         let failed = out.join(format!("{id}.failed"));
-        if out.join(id).is_dir() {
+        if crate::sweep::has_result(out, id) {
             outcome.succeeded += 1;
             continue;
         }

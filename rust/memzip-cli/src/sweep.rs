@@ -189,6 +189,12 @@ impl RunRecord {
             && simulated(self) == simulated(other)
     }
 
+    /// A codec run made with an older timing model than this memzip's: its
+    /// cycles do not compare with current runs' (a `none` run's do).
+    pub fn is_superseded(&self) -> bool {
+        self.codec != "none" && self.timing_model < TIMING_MODEL
+    }
+
     fn write(&self, dir: &Path) -> Result<(), String> {
         let path = dir.join(RECORD_FILE);
         let text = serde_json::to_string_pretty(self).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -452,7 +458,15 @@ pub fn failure_cause(out: &Path, id: &str) -> String {
 
 /// The runs of `runs` without a complete result in `out` yet.
 pub fn pending<'a>(runs: &'a [Run], out: &Path) -> Vec<&'a Run> {
-    runs.iter().filter(|r| !out.join(&r.id).is_dir()).collect()
+    runs.iter().filter(|r| !has_result(out, &r.id)).collect()
+}
+
+/// Whether `out` holds a current result of the run `id`: its directory, not
+/// made by an older timing model (a superseded codec run is run again and
+/// replaced).
+pub fn has_result(out: &Path, id: &str) -> bool {
+    let dir = out.join(id);
+    dir.is_dir() && !matches!(RunRecord::read(&dir), Ok(Some(record)) if record.is_superseded())
 }
 
 /// Runs one simulation; Ok(false) when it failed (recorded in `<id>.failed/`).
@@ -474,6 +488,10 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
         RunRecord::of(run).write(&tmp)?;
+        if done.is_dir() {
+            // The superseded result this run replaces (see `has_result`).
+            fs::remove_dir_all(&done).map_err(|e| format!("{}: {e}", done.display()))?;
+        }
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
         return Ok(true);
     }
@@ -600,6 +618,9 @@ pub fn reuse(runs: &[Run], out: &Path, sources: &[(PathBuf, RunRecord)]) -> Resu
         record.reused_from = Some(format!("{}/{source_id}", results.unwrap_or_default()));
         record.write(&tmp)?;
         let done = out.join(&run.id);
+        if done.is_dir() {
+            fs::remove_dir_all(&done).map_err(|e| format!("{}: {e}", done.display()))?;
+        }
         fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
         reused.push((run.id.clone(), source.clone()));
     }
@@ -659,7 +680,7 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
             .par_bridge()
             .map(|run| {
                 let start = Instant::now();
-                let ok = if out.join(&run.id).is_dir() { None } else { Some(run_one(runners, run, out)?) };
+                let ok = if has_result(out, &run.id) { None } else { Some(run_one(runners, run, out)?) };
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
                 let verdict = match ok {
                     Some(true) => "ok".to_string(),

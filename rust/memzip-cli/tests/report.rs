@@ -7,6 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use memzip_cli::report::{geomean, run_dirs, write_report, BarChart};
+use memzip_cli::sweep::TIMING_MODEL;
 
 fn fixtures() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/runs"))
@@ -277,7 +278,7 @@ fn runs_of_a_named_variant_are_their_own_series() {
             add_run(&root, "vecadd-bdi", dir, "vecadd");
         }
         let record = format!(
-            r#"{{"id": "{dir}", "variant": "{variant}", "benchmark": "vecadd", "preset": "tiny", "codec": "bdi", "options": [], "simulator": "dev"}}"#
+            r#"{{"id": "{dir}", "variant": "{variant}", "benchmark": "vecadd", "preset": "tiny", "codec": "bdi", "options": [], "simulator": "dev", "timing_model": {TIMING_MODEL}}}"#
         );
         fs::write(root.join(dir).join("sweep.json"), record).unwrap();
     }
@@ -289,4 +290,24 @@ fn runs_of_a_named_variant_are_their_own_series() {
     }
     let svg = fs::read_to_string(out.join("speedup.svg")).unwrap();
     assert!(svg.contains(">bdi [mdc4k]<") && svg.contains(">bdi [mdc8k]<"), "{svg}");
+}
+
+#[test]
+fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
+    let root = fixture_copy("report-superseded");
+    add_run(&root, "vecadd-bdi", "vecadd-bdi-old", "vecadd");
+    let record = |id: &str, codec: &str| {
+        format!(r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 1}}"#)
+    };
+    fs::write(root.join("vecadd-bdi-old/sweep.json"), record("vecadd-bdi-old", "bdi")).unwrap();
+    fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();
+    let out = common::temp_dir("report-superseded-out");
+    write_report(&root, &out, 0.5).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Left out: 1 codec run(s) made with an older timing model"), "{summary}");
+    assert!(summary.contains("- `vecadd-bdi-old`"), "{summary}");
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    let rows_of = |codec: &str| runs.lines().filter(|l| l.split_whitespace().take(2).eq(["vecadd", codec])).count();
+    assert_eq!(rows_of("bdi"), 1, "the superseded bdi run is not in the tables:\n{runs}");
+    assert_eq!(rows_of("none"), 1, "a none run of any model stays:\n{runs}");
 }

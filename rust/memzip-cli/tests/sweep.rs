@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memzip_cli::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target};
+use memzip_cli::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target, TIMING_MODEL};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
@@ -482,6 +482,23 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
     assert_eq!(adopt(&study_runs, &study).unwrap(), 1);
     assert_eq!(RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap(), Some(RunRecord::of(&study_runs[0])));
     assert_eq!(adopt(&study_runs, &study).unwrap(), 0);
+
+    // A codec run of an older timing model is run again and replaced; a
+    // none run of that model stays (memzip adds none no cycles).
+    for id in ["rodinia-bfs-tiny-none", "rodinia-bfs-tiny-mag_bdi"] {
+        let mut old = RunRecord::read(&study.join(id)).unwrap().unwrap();
+        old.timing_model = 1;
+        fs::write(study.join(id).join("sweep.json"), serde_json::to_string(&old).unwrap()).unwrap();
+    }
+    fs::write(study.join("rodinia-bfs-tiny-mag_bdi/old-model.txt"), "").unwrap();
+    let before = calls(&count);
+    let outcome = sweep(&study_runs, &study, &runners, 1).unwrap();
+    assert_eq!((outcome.skipped, outcome.succeeded), (1, 1));
+    assert_eq!(calls(&count), before + 1);
+    let rerun = study.join("rodinia-bfs-tiny-mag_bdi");
+    assert_eq!(RunRecord::read(&rerun).unwrap().unwrap().timing_model, TIMING_MODEL);
+    assert!(!rerun.join("old-model.txt").exists(), "the superseded run's files are gone");
+    assert_eq!(RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap().unwrap().timing_model, 1);
 }
 
 #[test]
