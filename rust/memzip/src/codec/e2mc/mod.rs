@@ -40,6 +40,7 @@ pub mod entropy;
 pub mod huffman;
 mod pairs;
 pub mod table;
+mod word_counts;
 
 
 pub use entropy::{shannon_bound, ShannonBound};

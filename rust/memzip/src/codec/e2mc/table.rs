@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::huffman::{kraft_scaled, limited_lengths, MAX_CODE_LEN};
 use crate::error::ConfigError;
+use super::word_counts::WordCounts;
 
 /// Symbol lengths E2MC evaluates (Section III-B1).
 pub const SYMBOL_BITS: [u32; 4] = [4, 8, 16, 32];
@@ -312,7 +313,7 @@ enum Counts {
     /// 16-bit: count per value.
     Dense(Vec<u64>),
     /// 32-bit: count per value seen.
-    Sparse(WordMap<u64>),
+    Sparse(WordCounts),
 }
 
 /// The value frequency table of the sampling phase (Section III-B2b): feed
@@ -336,7 +337,7 @@ impl Sampler {
         let counts = match symbol_bits {
             4 | 8 => Counts::PerPosition(vec![vec![0; 1 << symbol_bits]; positions_per_word(symbol_bits)]),
             16 => Counts::Dense(vec![0; 1 << 16]),
-            _ => Counts::Sparse(WordMap::default()),
+            _ => Counts::Sparse(WordCounts::default()),
         };
         Ok(Sampler { symbol_bits, symbols: 0, counts })
     }
@@ -371,7 +372,7 @@ impl Sampler {
                     counts[u16::from_le_bytes([chunk[0], chunk[1]]) as usize] += 1;
                 }
             }
-            Counts::Sparse(counts) => for_each_word_run(block, |v, run| *counts.entry(v).or_insert(0) += run),
+            Counts::Sparse(counts) => counts.add_words(block),
         }
     }
 
@@ -387,7 +388,7 @@ impl Sampler {
                 merged
             }
             Counts::Dense(counts) => counts.iter().copied().filter(|&c| c > 0).collect(),
-            Counts::Sparse(counts) => counts.values().copied().collect(),
+            Counts::Sparse(counts) => counts.pairs().into_iter().map(|(_, c)| c).collect(),
         }
     }
 
@@ -406,7 +407,7 @@ impl Sampler {
             Counts::Dense(counts) => {
                 counts.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(v, &c)| (v as u32, c)).collect()
             }
-            Counts::Sparse(counts) => counts.iter().map(|(&v, &c)| (v, c)).collect(),
+            Counts::Sparse(counts) => counts.pairs(),
         }
     }
 
