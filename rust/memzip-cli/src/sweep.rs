@@ -488,11 +488,7 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
         RunRecord::of(run).write(&tmp)?;
-        if done.is_dir() {
-            // The superseded result this run replaces (see `has_result`).
-            fs::remove_dir_all(&done).map_err(|e| format!("{}: {e}", done.display()))?;
-        }
-        fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+        install(&tmp, &done)?;
         return Ok(true);
     }
     if tmp.is_dir() {
@@ -586,6 +582,15 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
     Ok(found)
 }
 
+/// Makes the complete run `tmp` the result `done`, replacing a superseded
+/// result there (see [`has_result`]).
+fn install(tmp: &Path, done: &Path) -> Result<(), String> {
+    if done.is_dir() {
+        fs::remove_dir_all(done).map_err(|e| format!("{}: {e}", done.display()))?;
+    }
+    fs::rename(tmp, done).map_err(|e| format!("{}: {e}", done.display()))
+}
+
 /// Where a run is written until it is complete (then renamed to `OUT/<id>`).
 pub(crate) fn tmp_dir(out: &Path, id: &str) -> PathBuf {
     out.join(format!(".tmp-{id}"))
@@ -618,10 +623,7 @@ pub fn reuse(runs: &[Run], out: &Path, sources: &[(PathBuf, RunRecord)]) -> Resu
         record.reused_from = Some(format!("{}/{source_id}", results.unwrap_or_default()));
         record.write(&tmp)?;
         let done = out.join(&run.id);
-        if done.is_dir() {
-            fs::remove_dir_all(&done).map_err(|e| format!("{}: {e}", done.display()))?;
-        }
-        fs::rename(&tmp, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+        install(&tmp, &done)?;
         reused.push((run.id.clone(), source.clone()));
     }
     Ok(reused)

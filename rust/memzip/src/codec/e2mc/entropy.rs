@@ -33,12 +33,16 @@ pub struct ShannonBound {
 }
 
 /// Shannon entropy in bits per symbol of a histogram (zero counts ignored).
+/// The counts are summed in ascending order, so the result does not depend
+/// on the order they come in (a hash map's, a sorted table's) to the last bit.
 pub fn entropy_bits(counts: &[u64]) -> f64 {
+    let mut counts: Vec<u64> = counts.iter().copied().filter(|&c| c > 0).collect();
+    counts.sort_unstable();
     let total: f64 = counts.iter().map(|&c| c as f64).sum();
     if total == 0.0 {
         return 0.0;
     }
-    let sum: f64 = counts.iter().filter(|&&c| c > 0).map(|&c| c as f64 * (c as f64).log2()).sum();
+    let sum: f64 = counts.iter().map(|&c| c as f64 * (c as f64).log2()).sum();
     // H = log2(N) - sum(c log2 c) / N, clamped against rounding below zero.
     (total.log2() - sum / total).max(0.0)
 }
