@@ -55,6 +55,9 @@ pub struct Run {
     pub verify_failures: u64,
     pub output_ok: Option<bool>,
     pub wall_seconds: Option<f64>,
+    /// The timing model the run was simulated under, from its `sweep.json`
+    /// ([`crate::sweep::TIMING_MODEL`]); `None` for a run made outside a sweep.
+    pub timing_model: Option<u32>,
     /// Energy by component, when the stats carry it.
     pub energy: Option<RunEnergy>,
     /// Whole-GPU energy from the simulator's power model, when it was on.
@@ -243,9 +246,16 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         wall_seconds = optional(&run, "wall_seconds", &run_path, Value::as_f64, "a number")?;
     }
     let mut label = label.unwrap_or_else(|| stats_codec.clone());
-    if let Some(variant) = RunRecord::read(dir)?.and_then(|record| record.variant) {
+    let record = RunRecord::read(dir)?;
+    if let Some(variant) = record.as_ref().and_then(|record| record.variant.as_ref()) {
         label = format!("{label} [{variant}]");
     }
+    // A codec run of an older timing model is not comparable with today's
+    // (`memzip report` leaves it out): say so where it is shown.
+    if let Some(record) = record.as_ref().filter(|record| record.is_superseded()) {
+        label = format!("{label} (timing model {})", record.timing_model);
+    }
+    let timing_model = record.map(|record| record.timing_model);
     Ok(Run {
         dir: dir.display().to_string(),
         program,
@@ -261,6 +271,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         verify_failures,
         output_ok,
         wall_seconds,
+        timing_model,
         energy,
         gpu_power,
     })
@@ -468,6 +479,7 @@ pub fn render_csv(rows: &[Row]) -> String {
         "gpu_total_energy_percent_of_none",
         "gpu_edp_js",
         "gpu_edp_percent_of_none",
+        "timing_model",
     ];
     let mut out = csv_line(&header.map(String::from));
     for row in rows {
@@ -501,6 +513,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             number(row.gpu_energy_percent_of_none),
             number(run.gpu_edp_js()),
             number(row.gpu_edp_percent_of_none),
+            run.timing_model.map(|model| model.to_string()).unwrap_or_default(),
         ]));
     }
     out
@@ -526,6 +539,7 @@ mod tests {
             verify_failures: 0,
             output_ok: None,
             wall_seconds: None,
+            timing_model: None,
             energy: None,
             gpu_power: None,
         }

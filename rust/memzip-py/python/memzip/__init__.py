@@ -192,7 +192,8 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     optionally ``run.json``) or a directory of them (a ``memzip sweep``
     result). Columns: ``program, run, dir, stats_codec, cycles, speedup,
     dram_bytes, dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
-    dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds``; speedup and
+    dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
+    timing_model``, then energy columns; speedup and
     DRAM traffic are relative to the ``none`` run of the same program. A
     pandas DataFrame, or a list of dicts without pandas or ``as_frame``.
     """
