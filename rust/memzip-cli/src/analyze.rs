@@ -42,8 +42,12 @@ use crate::profile::{profile, ProfileOptions};
 use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
 use crate::text::{fmt_opt, Align, Table};
 
-/// Blocks per chunk handed from the reader to the codecs.
-pub const DEFAULT_CHUNK_BLOCKS: usize = 4096;
+/// Blocks per chunk handed from the reader to the codecs (4 MiB of 128 B
+/// blocks). The codecs wait for each other at the end of every chunk, and
+/// the reader skips a trace's reads between analysed blocks: 4096-block
+/// chunks made Rodinia kmeans' analysis (9 reads per stored block) 16%
+/// slower in wall-clock time (0.162 against 0.136 s, best of 3, 2 cores).
+pub const DEFAULT_CHUNK_BLOCKS: usize = 32768;
 /// Analysed blocks after which online sampling ends.
 pub const DEFAULT_SAMPLE_BLOCKS: u64 = 100_000;
 /// Chunks in flight between the reader and the codecs.
