@@ -49,6 +49,9 @@ pub struct Adaptive {
     candidates: Vec<Box<dyn Codec>>,
     /// First global encoding id of each candidate's compressed encodings.
     encoding_offsets: Vec<usize>,
+    /// Each candidate's number of encodings, uncompressed included (its
+    /// `encoding_names().len()`, which builds strings: not for every block).
+    encoding_counts: Vec<usize>,
     lambda: u32,
     sample_blocks: usize,
     period_blocks: usize,
@@ -76,11 +79,12 @@ impl Adaptive {
         if let Some(other) = candidates.iter().find(|c| c.geometry() != geometry) {
             return Err(ConfigError::new("adaptive.candidates", other.name(), "codecs of one geometry"));
         }
+        let encoding_counts: Vec<usize> = candidates.iter().map(|c| c.encoding_names().len()).collect();
         let mut encoding_offsets = Vec::with_capacity(candidates.len());
         let mut next = 1;
-        for candidate in &candidates {
+        for count in &encoding_counts {
             encoding_offsets.push(next);
-            next += candidate.encoding_names().len() - 1;
+            next += count - 1;
         }
         if next > EncodingId::MAX as usize + 1 {
             return Err(ConfigError::new("adaptive.candidates", next.to_string(), "at most 256 encodings in all"));
@@ -90,6 +94,7 @@ impl Adaptive {
             geometry,
             candidates,
             encoding_offsets,
+            encoding_counts,
             lambda,
             sample_blocks: DEFAULT_SAMPLE_BLOCKS,
             period_blocks: DEFAULT_PERIOD_BLOCKS,
@@ -263,7 +268,7 @@ impl Adaptive {
         self.encoding_offsets.iter().enumerate().rev().find(|&(_, &offset)| encoding >= offset).and_then(
             |(index, &offset)| {
                 let local = encoding - offset + 1;
-                (local < self.candidates[index].encoding_names().len()).then_some((index, local as EncodingId))
+                (local < self.encoding_counts[index]).then_some((index, local as EncodingId))
             },
         )
     }
