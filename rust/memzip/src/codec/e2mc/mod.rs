@@ -191,7 +191,7 @@ struct Coder {
     escape_code: PackedCode,
     encode_table: EncodeTable,
     /// Two-symbol decode tables ([`pairs`]), one per pair of word positions
-    /// (4/8-bit) or one (16-bit); none for 32-bit symbols.
+    /// (4/8-bit) or one (16/32-bit).
     pair_tables: Vec<Vec<PairEntry>>,
 }
 
@@ -261,8 +261,7 @@ impl Coder {
         };
         let pair_tables = match symbol_bits {
             4 | 8 => codes.chunks_exact(2).map(|pair| pair_table(&pair[0], &pair[1], None)).collect(),
-            16 => vec![pair_table(&codes[0], &codes[0], Some(escape))],
-            _ => Vec::new(),
+            _ => vec![pair_table(&codes[0], &codes[0], Some(escape))],
         };
         Ok(Coder { symbol_bits, table, codes, mfv_values, escape, escape_code, encode_table, pair_tables })
     }
@@ -363,15 +362,19 @@ impl Coder {
 
     /// Stores symbols `s` (even) and `s + 1` decoded from a pair entry with
     /// one store: the values themselves for 4/8-bit symbols (a 4-bit pair
-    /// is one whole byte), MFV ranks for 16-bit ones (never the escape).
+    /// is one whole byte), MFV ranks for 16/32-bit ones (never the escape).
     #[inline(always)]
     fn store_pair<const SYMBOL_BITS: u32>(&self, out: &mut [u8], s: usize, first: u32, second: u32) {
         match SYMBOL_BITS {
             4 => out[s / 2] = (first | second << 4) as u8,
             8 => out[s..s + 2].copy_from_slice(&[first as u8, second as u8]),
-            _ => {
+            16 => {
                 let (low, high) = (self.mfv_values[first as usize], self.mfv_values[second as usize]);
                 out[2 * s..2 * s + 4].copy_from_slice(&(low | high << 16).to_le_bytes());
+            }
+            _ => {
+                let (low, high) = (self.mfv_values[first as usize] as u64, self.mfv_values[second as usize] as u64);
+                out[4 * s..4 * s + 8].copy_from_slice(&(low | high << 32).to_le_bytes());
             }
         }
     }

@@ -7,7 +7,7 @@
 //! gives both symbols and their total length, halving that chain. Symbol
 //! pairs start at even symbol positions of a word (ways start at word
 //! position 0, see [`super::Layout`]), so 4- and 8-bit symbols have one
-//! table per pair of positions and 16-bit symbols one table. A window whose
+//! table per pair of positions and 16/32-bit symbols one table. A window whose
 //! two codewords do not both fit (or whose first or second is the escape
 //! codeword) holds 0 and the caller decodes the two symbols singly, so the
 //! decoded values, positions and errors are those of the single-symbol

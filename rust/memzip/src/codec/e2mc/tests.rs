@@ -482,7 +482,7 @@ proptest! {
     /// block itself.
     #[test]
     fn pair_decoding_equals_single_symbol_decoding(
-        symbol_bits in prop::sample::select(vec![4u32, 8, 16]),
+        symbol_bits in prop::sample::select(vec![4u32, 8, 16, 32]),
         pdw in prop::sample::select(PDW_CHOICES.to_vec()),
         block_bytes in prop::sample::select(vec![32usize, 64, 128]),
         adapt in any::<bool>(),
