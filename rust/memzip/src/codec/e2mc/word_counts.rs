@@ -3,9 +3,10 @@
 //!
 //! Sampled words are buffered and counted in batches: a radix sort orders a
 //! batch, and one pass merges its runs of equal words into the sorted counts
-//! so far. Every pass reads and writes memory in order. The hash map this replaces probed a table of up to millions of
-//! distinct values at random: one cache miss per sampled word, 60% of the
-//! sampling time of `memzip analyze` on Rodinia backprop's trace (perf).
+//! so far. Every pass reads and writes memory in order. The hash map this
+//! replaces probed a table of up to millions of distinct values at random:
+//! one cache miss per sampled word, 60% of the sampling time of `memzip
+//! analyze` on Rodinia backprop's trace (perf).
 
 /// The smallest batch: large enough that sorting it costs little per word.
 const MIN_BATCH_WORDS: usize = 1 << 20;
