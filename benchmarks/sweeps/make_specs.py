@@ -220,9 +220,13 @@ def sens_latency():
 NOISE_DRAM_LATENCY = 101
 
 
+def noise_entry(b):
+    return entry(b, ["none"], [VERIFY, f"-dram_latency {NOISE_DRAM_LATENCY}"],
+                 name=f"{id_prefix(b)}.dramlat{NOISE_DRAM_LATENCY}")
+
+
 def noise():
-    return [entry(b, ["none"], [VERIFY, f"-dram_latency {NOISE_DRAM_LATENCY}"],
-                  name=f"{id_prefix(b)}.dramlat{NOISE_DRAM_LATENCY}") for b in memory_bound()]
+    return [noise_entry(b) for b in memory_bound()]
 
 
 # The write-delay check: on the memory-bound benchmarks whose blocks do not compress, every codec
@@ -233,8 +237,7 @@ def noise():
 def write_delay():
     runs = []
     for b in INCOMPRESSIBLE:
-        runs.append(entry(b, ["none"], [VERIFY, f"-dram_latency {NOISE_DRAM_LATENCY}"],
-                          name=f"{id_prefix(b)}.dramlat{NOISE_DRAM_LATENCY}"))
+        runs.append(noise_entry(b))
         runs.append(entry(b, ["bdi"], [VERIFY, "-memzip_comp_latency 0", "-memzip_decomp_latency 0"],
                           name=f"{id_prefix(b)}.lat0x"))
     return runs
