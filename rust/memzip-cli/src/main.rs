@@ -70,6 +70,11 @@ struct ReportArgs {
     /// means of memory-bound programs and of the others apart.
     #[arg(long, default_value_t = 0.4, value_parser = parse_share)]
     memory_bound_util: f64,
+    /// Report only this program (repeatable): a benchmark (`rodinia/backprop`)
+    /// or a program with its preset (`rodinia/backprop study`), e.g. a paper's
+    /// benchmark list for its averages.
+    #[arg(long = "program", value_name = "PROGRAM")]
+    programs: Vec<String>,
 }
 
 #[derive(Args)]
@@ -500,7 +505,8 @@ fn parse_share(text: &str) -> Result<f64, String> {
 }
 
 fn run_report(args: ReportArgs) -> Result<(), String> {
-    for path in report::write_report(&args.results, &args.output, args.memory_bound_util)? {
+    let options = report::ReportOptions { memory_bound_utilization: args.memory_bound_util, programs: args.programs };
+    for path in report::write_report(&args.results, &args.output, &options)? {
         println!("{}", path.display());
     }
     Ok(())

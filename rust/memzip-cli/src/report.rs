@@ -399,8 +399,6 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
     out
 }
 
-/// The geometric means of the memory-bound programs and of the others apart,
-/// classed by their `none` run's DRAM bandwidth utilisation.
 /// The DRAM bandwidth utilisation of `program`'s `none` run, if measured.
 fn none_utilization(rows: &[Row], program: &str) -> Option<f64> {
     rows.iter()
@@ -420,6 +418,8 @@ fn bound_rows(rows: &[Row], threshold: f64, memory: bool) -> Vec<Row> {
         .collect()
 }
 
+/// The geometric means of the memory-bound programs and of the others apart,
+/// classed by their `none` run's DRAM bandwidth utilisation.
 fn bound_section(rows: &[Row], threshold: f64) -> String {
     let (programs, _) = axes(rows);
     let utilization = |program: &str| none_utilization(rows, program);
@@ -451,9 +451,42 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
     out
 }
 
+/// One codec's results in an analyze JSON.
+struct CodecResult {
+    codec: String,
+    raw_cr: Option<f64>,
+    effective_cr: Option<f64>,
+    /// Blocks per stored size at the MAG (bytes), `mag_size_histogram`.
+    mag_sizes: BTreeMap<u64, u64>,
+}
+
+impl CodecResult {
+    fn from_json(json: &Value) -> Result<Self, String> {
+        let mut mag_sizes = BTreeMap::new();
+        if let Some(histogram) = json["mag_size_histogram"].as_object() {
+            for (size, count) in histogram {
+                let size = size.parse().map_err(|_| format!("bad mag_size_histogram size '{size}'"))?;
+                mag_sizes.insert(size, count.as_u64().ok_or_else(|| format!("bad block count at size {size}"))?);
+            }
+        }
+        Ok(Self {
+            codec: json["codec"].as_str().unwrap_or("?").to_string(),
+            raw_cr: json["raw_compression_ratio"].as_f64(),
+            effective_cr: json["effective_compression_ratio"].as_f64(),
+            mag_sizes,
+        })
+    }
+
+    /// Per stored size, its share of the blocks in percent (None: no blocks).
+    fn size_shares(&self) -> Option<BTreeMap<u64, f64>> {
+        let total: u64 = self.mag_sizes.values().sum();
+        (total > 0).then(|| self.mag_sizes.iter().map(|(&size, &n)| (size, 100.0 * n as f64 / total as f64)).collect())
+    }
+}
+
 /// One program's `memzip analyze` results (from `analyze.json` in its `none`
-/// run): per codec, raw and effective compression ratio.
-type AnalyzedProgram = (String, Vec<(String, Option<f64>, Option<f64>)>);
+/// run), one per codec.
+type AnalyzedProgram = (String, Vec<CodecResult>);
 
 /// One `analyze*.json` file name's results over the `none` runs: per program,
 /// and how the blocks were analysed (MAG, where E2MC's table came from).
@@ -475,15 +508,13 @@ fn analyzed_programs(rows: &[Row], file: &str) -> Result<Analyses, String> {
         let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let trace = &json["traces"][0];
-        let codecs: Vec<_> = trace["codecs"]
+        let codecs = trace["codecs"]
             .as_array()
             .ok_or_else(|| format!("{}: no traces[0].codecs", path.display()))?
             .iter()
-            .map(|c| {
-                let name = c["codec"].as_str().unwrap_or("?").to_string();
-                (name, c["raw_compression_ratio"].as_f64(), c["effective_compression_ratio"].as_f64())
-            })
-            .collect();
+            .map(CodecResult::from_json)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if setting.is_empty() {
             setting = analysis_setting(&json, &codecs);
         }
@@ -494,12 +525,12 @@ fn analyzed_programs(rows: &[Row], file: &str) -> Result<Analyses, String> {
 
 /// How an analyze JSON analysed its blocks, in words: the MAG and, when it
 /// has E2MC codecs, where their code tables came from.
-fn analysis_setting(json: &Value, codecs: &[(String, Option<f64>, Option<f64>)]) -> String {
+fn analysis_setting(json: &Value, codecs: &[CodecResult]) -> String {
     let mut setting = match json["traces"][0]["mag_bytes"].as_u64() {
         Some(mag) => format!("MAG {mag} B"),
         None => "MAG unknown".to_string(),
     };
-    if codecs.iter().any(|(name, _, _)| name.starts_with("e2mc")) {
+    if codecs.iter().any(|c| c.codec.starts_with("e2mc")) {
         if json["e2mc_offline"].as_bool() == Some(true) {
             setting.push_str("; E2MC tables profiled from the same blocks (offline)");
         } else if let Some(blocks) = json["sample_blocks"].as_u64() {
@@ -529,7 +560,7 @@ fn sensitivity_files(rows: &[Row]) -> Vec<String> {
 /// `programs` per program, with geometric means.
 fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
     let Some((_, first)) = programs.first() else { return String::new() };
-    let codecs: Vec<&str> = first.iter().map(|(name, _, _)| name.as_str()).collect();
+    let codecs: Vec<&str> = first.iter().map(|c| c.codec.as_str()).collect();
     let mut out = String::from("| program |");
     for codec in &codecs {
         let _ = write!(out, " {codec} |");
@@ -537,8 +568,8 @@ fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
     out.push_str("\n| --- |");
     out.push_str(&" --- |".repeat(codecs.len()));
     out.push('\n');
-    let value = |results: &[(String, Option<f64>, Option<f64>)], codec: &str| {
-        results.iter().find(|(name, _, _)| name == codec).and_then(|(_, r, e)| if raw { *r } else { *e })
+    let value = |results: &[CodecResult], codec: &str| {
+        results.iter().find(|c| c.codec == codec).and_then(|c| if raw { c.raw_cr } else { c.effective_cr })
     };
     let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     for (program, results) in programs {
@@ -557,8 +588,56 @@ fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
     out
 }
 
+/// Per program and codec, the share of the blocks stored at each size at the
+/// MAG, with the mean share over the programs: paper 002 Fig. 12 (whose
+/// "average" is over benchmarks, so each program weighs the same).
+fn size_share_table(programs: &[AnalyzedProgram]) -> String {
+    let Some((_, first)) = programs.first() else { return String::new() };
+    let codecs: Vec<&str> = first.iter().map(|c| c.codec.as_str()).collect();
+    let mut sizes: Vec<u64> =
+        programs.iter().flat_map(|(_, results)| results.iter().flat_map(|c| c.mag_sizes.keys().copied())).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if sizes.is_empty() {
+        return String::new();
+    }
+    let sizes_text: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    let mut out = format!("Blocks stored at {} B, % of each codec's blocks:\n\n| program |", sizes_text.join(" / "));
+    for codec in &codecs {
+        let _ = write!(out, " {codec} |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" --- |".repeat(codecs.len()));
+    out.push('\n');
+    let shares = |results: &[CodecResult], codec: &str| results.iter().find(|c| c.codec == codec)?.size_shares();
+    let cell = |shares: Option<Vec<f64>>| match shares {
+        Some(values) => values.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(" / "),
+        None => "-".to_string(),
+    };
+    let at_sizes = |map: &BTreeMap<u64, f64>| sizes.iter().map(|s| map.get(s).copied().unwrap_or(0.0)).collect();
+    for (program, results) in programs {
+        let _ = write!(out, "| {program} |");
+        for codec in &codecs {
+            let _ = write!(out, " {} |", cell(shares(results, codec).as_ref().map(at_sizes)));
+        }
+        out.push('\n');
+    }
+    out.push_str("| mean |");
+    for codec in &codecs {
+        let per_program: Vec<Vec<f64>> =
+            programs.iter().filter_map(|(_, results)| shares(results, codec).as_ref().map(at_sizes)).collect();
+        let mean = (!per_program.is_empty()).then(|| {
+            (0..sizes.len()).map(|i| per_program.iter().map(|v| v[i]).sum::<f64>() / per_program.len() as f64).collect()
+        });
+        let _ = write!(out, " {} |", cell(mean));
+    }
+    out.push('\n');
+    out
+}
+
 /// Raw and effective compression ratio of every codec `memzip analyze`
-/// measured on each program's stored blocks, with geometric means.
+/// measured on each program's stored blocks, with geometric means, and the
+/// distribution of their stored sizes.
 fn analyze_section(analyses: &Analyses) -> String {
     if analyses.programs.is_empty() {
         return String::new();
@@ -570,6 +649,10 @@ fn analyze_section(analyses: &Analyses) -> String {
     );
     for (title, raw) in [("Effective compression ratio (at MAG)", false), ("Raw compression ratio", true)] {
         let _ = write!(out, "\n### {title}\n\n{}", ratio_table(&analyses.programs, raw));
+    }
+    let sizes = size_share_table(&analyses.programs);
+    if !sizes.is_empty() {
+        let _ = write!(out, "\n### Stored sizes at MAG (paper 002 Fig. 12)\n\n{sizes}");
     }
     out
 }
@@ -617,25 +700,73 @@ fn superseded_section(dirs: &[PathBuf]) -> String {
     out
 }
 
+/// What a report covers and how it classes programs.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// A program whose `none` run keeps the DRAM data bus busy at least this
+    /// share of DRAM cycles counts as memory-bound; the summary gives the
+    /// geometric means of the memory-bound programs and of the rest apart (a
+    /// compressor can only speed up the former).
+    pub memory_bound_utilization: f64,
+    /// Only these programs, each a benchmark (`rodinia/backprop`) or a program
+    /// with its preset (`rodinia/backprop study`); empty: every program. A
+    /// paper's benchmark list gives its averages (paper 002 Table V).
+    pub programs: Vec<String>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self { memory_bound_utilization: 0.4, programs: Vec::new() }
+    }
+}
+
+impl ReportOptions {
+    /// Whether `program` (`<benchmark> <preset>`) is one the report covers.
+    fn covers(&self, program: &str) -> bool {
+        self.programs.is_empty() || self.programs.iter().any(|wanted| names(wanted, program))
+    }
+}
+
+/// Whether `wanted` names `program`: all of it, or its benchmark (the part
+/// before the preset).
+fn names(wanted: &str, program: &str) -> bool {
+    program == wanted || program.strip_prefix(wanted).is_some_and(|preset| preset.starts_with(' '))
+}
+
+/// The program a run record names: `<benchmark> <preset>` as run.json has it,
+/// or a command-line run's program.
+fn record_program(record: &RunRecord) -> Option<String> {
+    match (&record.benchmark, &record.preset) {
+        (Some(benchmark), Some(preset)) => Some(format!("{benchmark} {preset}")),
+        _ => record.program.clone(),
+    }
+}
+
 /// Writes the report files into `out` and returns their paths.
-///
-/// `memory_bound_utilization`: a program whose `none` run keeps the DRAM data
-/// bus busy at least this share of DRAM cycles counts as memory-bound; the
-/// summary gives the geometric means of the memory-bound programs and of the
-/// rest apart (a compressor can only speed up the former).
-pub fn write_report(results: &Path, out: &Path, memory_bound_utilization: f64) -> Result<Vec<PathBuf>, String> {
+pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Vec<PathBuf>, String> {
+    let memory_bound_utilization = options.memory_bound_utilization;
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
     for dir in run_dirs(results)? {
         match RunRecord::read(&dir)? {
-            Some(record) if record.is_superseded() => superseded.push(dir),
+            Some(record) if record.is_superseded() => {
+                if record_program(&record).is_none_or(|p| options.covers(&p)) {
+                    superseded.push(dir);
+                }
+            }
             _ => dirs.push(dir),
         }
     }
     if dirs.is_empty() {
         return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
     }
-    let rows = table::load_rows(&dirs)?;
+    let mut rows = table::load_rows(&dirs)?;
+    rows.retain(|row| options.covers(program_of(row)));
+    for program in &options.programs {
+        if !rows.iter().any(|row| names(program, program_of(row))) {
+            return Err(format!("--program '{program}': no run of it in {}", results.display()));
+        }
+    }
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
     let mut write = |name: &str, text: String| -> Result<(), String> {

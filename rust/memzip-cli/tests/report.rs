@@ -6,11 +6,16 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use memzip_cli::report::{geomean, run_dirs, write_report, BarChart};
+use memzip_cli::report::{geomean, run_dirs, write_report, BarChart, ReportOptions};
 use memzip_cli::sweep::TIMING_MODEL;
 
 fn fixtures() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/runs"))
+}
+
+/// The default options with the memory-bound threshold at `util`.
+fn at_util(util: f64) -> ReportOptions {
+    ReportOptions { memory_bound_utilization: util, ..ReportOptions::default() }
 }
 
 #[test]
@@ -23,7 +28,7 @@ fn geomean_of_ratios() {
 #[test]
 fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
-    let written = write_report(fixtures(), &out, 0.5).unwrap();
+    let written = write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     // 8 figures, 2 of them again for the memory-bound programs (vecadd), summary.md and .csv.
     assert_eq!(written.len(), 12);
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
@@ -47,7 +52,7 @@ fn summary_has_per_codec_geomeans_and_every_run() {
 #[test]
 fn figures_have_title_axis_label_legend_and_bars() {
     let out = common::temp_dir("report-figures");
-    write_report(fixtures(), &out, 0.5).unwrap();
+    write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let svg = fs::read_to_string(out.join("effective_cr.svg")).unwrap();
     for needle in ["Effective compression ratio (at MAG)", "effective CR (x)", ">mag_bdi<", ">geomean (each codec's programs)<", "stroke-dasharray"] {
         assert!(svg.contains(needle), "missing {needle}");
@@ -89,7 +94,7 @@ fn an_empty_results_dir_is_an_error() {
 fn memory_bound_programs_get_their_own_geomeans() {
     // vecadd's none run: DRAM utilisation 0.5125; bfs's stats carry none.
     let out = common::temp_dir("report-bound");
-    write_report(fixtures(), &out, 0.5).unwrap();
+    write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."), "{summary}");
     let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
@@ -105,7 +110,7 @@ fn memory_bound_programs_get_their_own_geomeans() {
     }
 
     let out = common::temp_dir("report-bound-high");
-    write_report(fixtures(), &out, 0.6).unwrap();
+    write_report(fixtures(), &out, &at_util(0.6)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Memory-bound: none. Not memory-bound: vecadd (0.51)."), "{summary}");
     assert!(summary.contains("### Not memory-bound") && !summary.contains("### Memory-bound"));
@@ -136,7 +141,7 @@ fn geomeans_compare_codecs_over_the_programs_all_of_them_ran() {
     fs::remove_dir_all(root.join("vecadd-fpc")).unwrap();
     add_run(&root, "vecadd-bdi", "bfs-bdi", "bfs");
     let out = common::temp_dir("report-common-out");
-    write_report(&root, &out, 0.5).unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // Only bfs has all three: bdi's common mean is its bfs run alone, its own
     // mean also counts vecadd's (same stats, other none run: another speedup).
@@ -151,7 +156,7 @@ fn geomeans_compare_codecs_over_the_programs_all_of_them_ran() {
 
     // With mag_bdi on vecadd too the grid is complete: one table, one label.
     add_run(&root, "bfs-mag_bdi", "vecadd-mag_bdi", "vecadd");
-    write_report(&root, &out, 0.5).unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Geometric means over 2 programs, each run by every codec."), "{summary}");
     assert!(!summary.contains("| programs |"), "{summary}");
@@ -186,7 +191,7 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     fs::write(runs.join("vecadd-none/analyze.json"), json.to_string()).unwrap();
 
     let out = common::temp_dir("report-analyze");
-    write_report(&runs, &out, 0.5).unwrap();
+    write_report(&runs, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     let section = &summary[summary.find("## Every codec on the stored blocks").expect("the analyze section")..];
     assert!(section.contains("| program | bdi | e2mc16 |"), "{section}");
@@ -196,6 +201,33 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     // One program: its values are the geometric means.
     assert!(section.contains(&format!("| geomean | {} | {} |", cr(0), cr(1))), "{section}");
     assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
+
+    // Paper 002 Fig. 12: the share of each codec's blocks at each stored size.
+    let sizes = &section[section.find("### Stored sizes at MAG").expect("the size table")..];
+    let shares = |i: usize| {
+        let histogram = &analysis[0].codecs[i].mag_size_histogram;
+        let total: u64 = histogram.values().sum();
+        [32, 64, 96, 128].map(|size| format!("{:.1}", 100.0 * histogram[&size] as f64 / total as f64)).join(" / ")
+    };
+    assert!(sizes.starts_with("### Stored sizes at MAG (paper 002 Fig. 12)\n\nBlocks stored at 32 / 64 / 96 / 128 B"), "{sizes}");
+    assert_ne!(shares(0), "0.0 / 0.0 / 0.0 / 100.0", "the trace compresses under bdi");
+    assert!(sizes.contains(&format!("| vecadd | {} | {} |", shares(0), shares(1))), "{sizes}");
+    assert!(sizes.contains(&format!("| mean | {} | {} |", shares(0), shares(1))), "{sizes}");
+}
+
+#[test]
+fn a_program_list_limits_the_report_to_those_programs() {
+    let out = common::temp_dir("report-programs");
+    let options = ReportOptions { programs: vec!["vecadd".into()], ..at_util(0.5) };
+    write_report(fixtures(), &out, &options).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Geometric means over 1 program, each run by every codec."), "{summary}");
+    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: none."), "{summary}");
+    assert!(!summary.contains("bfs") && !summary.contains("mag_bdi"), "bfs's runs are left out:\n{summary}");
+
+    let options = ReportOptions { programs: vec!["vecadd".into(), "nosuch".into()], ..at_util(0.5) };
+    let error = write_report(fixtures(), &common::temp_dir("report-programs-bad"), &options).unwrap_err();
+    assert!(error.starts_with("--program 'nosuch': no run of it in "), "{error}");
 }
 
 #[test]
@@ -218,7 +250,7 @@ fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
     fs::write(runs.join("vecadd-none/analyze-e2mc16-mfv.json"), json.to_string()).unwrap();
 
     let out = common::temp_dir("report-sensitivity");
-    write_report(&runs, &out, 0.5).unwrap();
+    write_report(&runs, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     let section = &summary[summary.find("## Sensitivity of the compression ratio").expect("the section")..];
     let section = &section[..section.find("## Energy").unwrap()];
@@ -283,7 +315,7 @@ fn runs_of_a_named_variant_are_their_own_series() {
         fs::write(root.join(dir).join("sweep.json"), record).unwrap();
     }
     let out = common::temp_dir("report-variants-out");
-    write_report(&root, &out, 0.5).unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     for label in ["bdi [mdc4k]", "bdi [mdc8k]"] {
         assert!(summary.contains(&format!("| {label} |")), "no row of {label}:\n{summary}");
@@ -302,7 +334,7 @@ fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
     fs::write(root.join("vecadd-bdi-old/sweep.json"), record("vecadd-bdi-old", "bdi")).unwrap();
     fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();
     let out = common::temp_dir("report-superseded-out");
-    write_report(&root, &out, 0.5).unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Left out: 1 codec run(s) made with an older timing model"), "{summary}");
     assert!(summary.contains("- `vecadd-bdi-old`"), "{summary}");
