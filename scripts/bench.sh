@@ -254,6 +254,9 @@ SENS_ANALYSES=(
     "e2mc16-mfv|--codecs e2mc16:mfv=512,e2mc16,e2mc16:mfv=2048,e2mc16:mfv=4096 --e2mc-sample-blocks 12288"
     # Paper 002 Fig. 17: MAG-aware BDI with one 4-byte base against 8+4+2.
     "bases|--codecs mag_bdi,mag_bdi:bases=8+4+2"
+    # Paper 002 Sec. VI-C: MAG-aware BDI's deltas with leading zeros only
+    # (unsigned, the paper's design) against leading zeros and ones (signed).
+    "deltas|--codecs mag_bdi,mag_bdi:deltas=unsigned"
 )
 
 # analyze_trace TRACE: every codec's compression of the run's stored blocks

@@ -66,15 +66,25 @@ use crate::geometry::Geometry;
 pub(crate) struct BaseDelta {
     /// Size of each value and of the explicit base.
     pub base_bytes: usize,
-    /// Width of every stored delta (sign-extended on decode).
+    /// Width of every stored delta.
     pub delta_bits: u32,
+    /// Deltas are two's complement (sign-extended on decode), as in BDI;
+    /// otherwise they are unsigned, so only values at or above their base fit
+    /// (MAG-aware BDI's "leading zeros", paper 002 Sec. VI-C).
+    pub signed: bool,
 }
 
 impl BaseDelta {
-    /// `base_bytes` is 8, 4 or 2 (the BDI and MAG-aware BDI base sizes).
+    /// `base_bytes` is 8, 4 or 2 (the BDI and MAG-aware BDI base sizes);
+    /// signed deltas.
     pub const fn new(base_bytes: usize, delta_bits: u32) -> Self {
         assert!(matches!(base_bytes, 8 | 4 | 2), "BDI bases are 8, 4 or 2 bytes");
-        BaseDelta { base_bytes, delta_bits }
+        BaseDelta { base_bytes, delta_bits, signed: true }
+    }
+
+    /// The same layout with unsigned deltas.
+    pub const fn unsigned(self) -> Self {
+        BaseDelta { signed: false, ..self }
     }
 
     /// Values (and so bitmask bits and deltas) in a block.
@@ -109,14 +119,15 @@ impl BaseDelta {
 
     /// `fits_signed(x, delta_bits)` for values sign-extended from `B` bytes,
     /// as one add and compare (the bounds are loop-invariant) instead of two
-    /// shifts by a runtime width per value.
+    /// shifts by a runtime width per value; for unsigned deltas, `0 <= x <
+    /// 2^delta_bits` (a value below its base is negative here).
     #[inline(always)]
     fn delta_fits<const B: usize>(&self) -> impl Fn(i64) -> bool {
         let delta_bits = self.delta_bits;
         let wide = delta_bits >= (B * 8) as u32;
-        let half = if wide { 0 } else { 1u64 << (delta_bits - 1) };
+        let offset = if wide || !self.signed { 0 } else { 1u64 << (delta_bits - 1) };
         let limit = if wide { 0 } else { 1u64 << delta_bits };
-        move |x: i64| wide || (x as u64).wrapping_add(half) < limit
+        move |x: i64| wide || (x as u64).wrapping_add(offset) < limit
     }
 
     #[inline(always)]
@@ -188,14 +199,15 @@ impl BaseDelta {
     fn encode_words4(&self, block: &[u8], base: u32, writer: &mut BitWriter) {
         let count = block.len() / 4;
         let delta_bits = self.delta_bits;
-        let (half, limit) = (1u32 << (delta_bits - 1), 1u32 << delta_bits);
+        let offset = if self.signed { 1u32 << (delta_bits - 1) } else { 0 };
+        let limit = 1u32 << delta_bits;
         let mut values = [0u32; 32];
         for (value, chunk) in values.iter_mut().zip(block.chunks_exact(4)) {
             *value = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         }
         let (mut deltas, mut mask) = ([0u32; 32], 0u32);
         for i in 0..count {
-            let uses_base = values[i].wrapping_add(half) >= limit;
+            let uses_base = values[i].wrapping_add(offset) >= limit;
             deltas[i] = values[i].wrapping_sub(if uses_base { base } else { 0 }) & (limit - 1);
             mask |= (uses_base as u32).wrapping_neg() & VALUE_BIT[i];
         }
@@ -244,8 +256,9 @@ impl BaseDelta {
         reader.read_fields(delta_bits, count, |i, field| fields[i] = field as u32)?;
         reader.expect_end()?;
         let unused = 32 - delta_bits;
+        let signed = self.signed;
         for i in 0..count {
-            let delta = (((fields[i] << unused) as i32) >> unused) as u32;
+            let delta = if signed { (((fields[i] << unused) as i32) >> unused) as u32 } else { fields[i] };
             let from_base = if mask & VALUE_BIT[i] != 0 { base } else { 0 };
             fields[i] = delta.wrapping_add(from_base);
         }
@@ -272,8 +285,9 @@ impl BaseDelta {
         }
         let delta_bits = self.delta_bits;
         let mut chunks = out.chunks_exact_mut(B);
+        let signed = self.signed;
         reader.read_fields(delta_bits, count, |i, field| {
-            let delta = sign_extend(field, delta_bits) as u64;
+            let delta = if signed { sign_extend(field, delta_bits) as u64 } else { field };
             let uses_base = (masks[i / 64] << (i % 64)) >> 63 == 1;
             let value = if uses_base { base.wrapping_add(delta) } else { delta };
             if let Some(chunk) = chunks.next() {

@@ -170,7 +170,7 @@ struct Entry {
 const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
     Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
-    Entry { name: "mag_bdi", knobs: &["bases"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
+    Entry { name: "mag_bdi", knobs: &["bases", "deltas"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
     Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
     Entry { name: "cpack", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, false))) },
     Entry { name: "cpack_z", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, true))) },
