@@ -385,4 +385,4 @@ case ${1:-} in
     table) shift; cmd_table "$@" ;;
     analyze) shift; cmd_analyze "$@" ;;
     *) die "usage: bench.sh list | bench.sh run NAME --codec C [--preset P] [--out DIR] [--set LINE]... [--version V] [--e2mc offline] | bench.sh table [--markdown|--csv] [RUN_DIR...] | bench.sh analyze RUN_DIR..." ;;
-esac
+esac; exit  # on the line bash parses with the case: an edit of this file during a run cannot add to it

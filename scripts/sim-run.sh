@@ -30,6 +30,11 @@
 #
 # Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.
 # The simulator must be built with the memzip hooks (scripts/build-sim.sh).
+
+# One compound command, so bash parses the whole script before it runs it:
+# bash otherwise reads a script as it goes, and an edit of this file while a
+# simulation runs would derail the rest of the run.
+{
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -178,3 +183,5 @@ if [[ "$output_ok" != true ]]; then
     exit 1
 fi
 log "$codec: ok in ${wall}s ($out)"
+exit
+}
