@@ -125,6 +125,11 @@ struct SweepArgs {
     /// recorded it), then stop.
     #[arg(long, conflicts_with_all = ["dry_run", "slurm", "reuse"])]
     adopt: bool,
+    /// Stop a run still going after this long and record it as failed (a
+    /// simulation that never ends would hold its worker forever): seconds,
+    /// or with s, m or h (`90m`, `2h`). With --slurm, use --time.
+    #[arg(long, value_name = "DURATION", value_parser = sweep::parse_timeout, conflicts_with = "slurm")]
+    timeout: Option<std::time::Duration>,
     /// Run exactly this run id (what each Slurm array task does).
     #[arg(long, hide = true, conflicts_with = "slurm")]
     only_run: Option<String>,
@@ -369,7 +374,8 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         sweep::Runners::of_repo(&repo)
     } else {
         sweep::Runners::single(args.runner.clone())
-    };
+    }
+    .with_timeout(args.timeout);
     if let Some(id) = &args.only_run {
         return run_only(&runs, id, &args.out, &runners);
     }

@@ -28,13 +28,16 @@
 //! first one's `.tmp-<id>` directories under its simulations. Each runner
 //! runs under a small guard ([`GUARD`]) that kills the runner's process group
 //! when the sweep goes away, even by SIGKILL: no simulation outlives it.
+//! The same guard stops a run that exceeds `--timeout` (a simulation that
+//! never ends, as lonestar/mst's zero-block launch on v3.2.1, would hold its
+//! worker forever): the run fails with that reason and the sweep goes on.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use memzip::codec::registry::{self, CodecSpec};
@@ -226,11 +229,14 @@ fn codec_id(codec: &str) -> String {
     codec.replace([':', '=', ',', '+', '/'], "_")
 }
 
-/// The commands that execute runs: one for command lines, one for benchmarks.
+/// The commands that execute runs: one for command lines, one for benchmarks,
+/// and how long a run may take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Runners {
     pub program: Vec<String>,
     pub benchmark: Vec<String>,
+    /// A run still going after this long is stopped and fails (`--timeout`).
+    pub timeout: Option<Duration>,
 }
 
 impl Runners {
@@ -240,12 +246,18 @@ impl Runners {
         Runners {
             program: vec!["bash".into(), script("sim-run.sh")],
             benchmark: vec!["bash".into(), script("bench.sh"), "run".into()],
+            timeout: None,
         }
     }
 
     /// One command for both kinds (e.g. a test's fake runner).
     pub fn single(command: Vec<String>) -> Self {
-        Runners { program: command.clone(), benchmark: command }
+        Runners { program: command.clone(), benchmark: command, timeout: None }
+    }
+
+    /// The same runners with a time limit per run.
+    pub fn with_timeout(self, timeout: Option<Duration>) -> Self {
+        Runners { timeout, ..self }
     }
 }
 
@@ -447,10 +459,18 @@ fn benchmark_presets(repo: &Path, name: &str) -> Result<Vec<String>, String> {
     Ok(presets)
 }
 
-/// One line on why a run failed: the first error line of the runner's
-/// output, else its last line, else the exit status.
+/// The start of the reason of a run stopped by `--timeout`.
+const TIMED_OUT: &str = "timed out after";
+
+/// One line on why a run failed: the timeout if it was stopped, else the
+/// first error line of the runner's output, else its last line, else the
+/// exit status.
 pub fn failure_cause(out: &Path, id: &str) -> String {
     let failed = out.join(format!("{id}.failed"));
+    let reason = fs::read_to_string(failed.join("reason.txt")).unwrap_or_default();
+    if reason.starts_with(TIMED_OUT) {
+        return reason.trim().to_string();
+    }
     let log = fs::read_to_string(failed.join("runner.log")).unwrap_or_default();
     let lines: Vec<&str> = log.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let line = lines
@@ -458,7 +478,7 @@ pub fn failure_cause(out: &Path, id: &str) -> String {
         .find(|l| l.to_ascii_lowercase().contains("error"))
         .or(lines.last())
         .map(|l| l.to_string())
-        .unwrap_or_else(|| fs::read_to_string(failed.join("reason.txt")).unwrap_or_default().trim().to_string());
+        .unwrap_or_else(|| reason.trim().to_string());
     line.chars().take(300).collect()
 }
 
@@ -489,7 +509,7 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
     }
     // The runner's output goes to a file beside the run (the runner empties its --out).
     let log_path = out.join(format!(".tmp-{}.log", run.id));
-    let (success, reason) = run_guarded(runner_command(runners, run, &tmp), &log_path)?;
+    let (success, reason) = run_guarded(runner_command(runners, run, &tmp), &log_path, runners.timeout)?;
     let log = fs::read(&log_path).unwrap_or_default();
     let _ = fs::remove_file(&log_path);
     if success && tmp.is_dir() {
@@ -509,8 +529,8 @@ pub fn run_one(runners: &Runners, run: &Run, out: &Path) -> Result<bool, String>
 }
 
 /// Runs a guarded runner with its output in `log`; whether it succeeded, and
-/// why not.
-fn run_guarded(mut command: Command, log: &Path) -> Result<(bool, String), String> {
+/// why not. A runner still going after `timeout` is stopped by its guard.
+fn run_guarded(mut command: Command, log: &Path, timeout: Option<Duration>) -> Result<(bool, String), String> {
     let file = fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let file2 = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
     command.stdin(Stdio::piped()).stdout(file).stderr(file2);
@@ -520,9 +540,57 @@ fn run_guarded(mut command: Command, log: &Path) -> Result<(bool, String), Strin
     };
     // Held until the runner ends: dropping it (or the sweep dying) is the guard's signal.
     let stdin = child.stdin.take();
-    let status = child.wait().map_err(|e| format!("waiting for the runner: {e}"))?;
+    let ended = wait_at_most(&mut child, timeout)?;
+    // Closing the pipe ends the guard's watch; if the runner is still going,
+    // the guard kills its group (TERM, KILL 2 s later) and exits.
     drop(stdin);
-    Ok((status.success(), format!("runner exited with {status}")))
+    match ended {
+        Some(status) => Ok((status.success(), format!("runner exited with {status}"))),
+        None => {
+            child.wait().map_err(|e| format!("waiting for the stopped runner: {e}"))?;
+            let limit = timeout.unwrap_or_default().as_secs_f64();
+            Ok((false, format!("{TIMED_OUT} {limit} s (--timeout): stopped")))
+        }
+    }
+}
+
+/// The child's exit status, or None if it is still running after `timeout`.
+fn wait_at_most(child: &mut std::process::Child, timeout: Option<Duration>) -> Result<Option<std::process::ExitStatus>, String> {
+    let waiting = |e: std::io::Error| format!("waiting for the runner: {e}");
+    let Some(timeout) = timeout else {
+        return child.wait().map(Some).map_err(waiting);
+    };
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().map_err(waiting)? {
+            return Ok(Some(status));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        // Runs last minutes: a quarter-second poll costs nothing and stops within it.
+        std::thread::sleep((deadline - now).min(Duration::from_millis(250)));
+    }
+}
+
+/// A `--timeout` value: seconds, or a number with `s`, `m` or `h`
+/// (`90`, `45s`, `30m`, `2h`; fractions allowed).
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, 's')) => (&text[..i], 1.0),
+        Some((i, 'm')) => (&text[..i], 60.0),
+        Some((i, 'h')) => (&text[..i], 3600.0),
+        _ => (text, 1.0),
+    };
+    let seconds = number
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .map(|n| n * unit)
+        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))?;
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// `OUT/.sweep.lock`, holding the pid of the sweep that owns `OUT`; removed

@@ -133,6 +133,7 @@ fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
             "bash".into(),
             write_runner(&dir).to_string_lossy().into_owned(),
         ],
+        timeout: None,
     };
     let out = dir.join("results");
     let outcome = sweep(&runs, &out, &runners, 2).unwrap();
@@ -357,6 +358,54 @@ fn a_failure_line_says_why() {
 }
 
 #[test]
+fn a_run_past_its_timeout_is_stopped_and_fails_while_the_others_finish() {
+    // codec "slow" sleeps 60 s; --timeout 1 must stop it (and its sleep) and go on.
+    let dir = common::temp_dir("sweep-timeout");
+    let runner = dir.join("slow.sh");
+    fs::write(&runner, format!("[[ \"$2\" != slow ]] || export SLEEP=60\nexec bash {} \"$@\"\n", write_runner(&dir).display()))
+        .unwrap();
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"name": "p", "argv": ["p"], "codecs": ["none", "slow", "bdi"]}]}"#).unwrap();
+    let pids = dir.join("pids");
+    let sweep_cmd = |timeout: &str| {
+        Command::new(env!("CARGO_BIN_EXE_memzip"))
+            .args(["sweep", spec.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap(), "--timeout", timeout])
+            .args(["--runner", "bash"])
+            .arg(&runner)
+            .env("COUNT", dir.join("count"))
+            .env("PIDS", &pids)
+            .output()
+            .unwrap()
+    };
+    let out = sweep_cmd("1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("[2/3] p-slow FAILED: timed out after 1 s (--timeout): stopped (")), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 runs: 0 already done, 2 succeeded, 1 failed (p-slow)"));
+    assert!(dir.join("out/p-bdi/run.json").is_file(), "the run after the stopped one ran");
+    assert!(!dir.join("out/p-slow").exists() && dir.join("out/p-slow.failed/reason.txt").is_file());
+    let stopped = fs::read_to_string(&pids).unwrap();
+    assert!(stopped.split_whitespace().all(gone), "the stopped run's processes outlived it: {stopped}");
+
+    let bad = sweep_cmd("soon");
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("invalid value 'soon' for '--timeout <DURATION>'") && stderr.contains("30m"), "{stderr}");
+}
+
+#[test]
+fn timeouts_are_seconds_or_have_a_unit() {
+    use memzip_cli::sweep::parse_timeout;
+    assert_eq!(parse_timeout("90"), Ok(Duration::from_secs(90)));
+    assert_eq!(parse_timeout("45s"), Ok(Duration::from_secs(45)));
+    assert_eq!(parse_timeout("30m"), Ok(Duration::from_secs(1800)));
+    assert_eq!(parse_timeout("1.5h"), Ok(Duration::from_secs(5400)));
+    for bad in ["", "m", "0", "-5", "2d", "inf"] {
+        assert!(parse_timeout(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn runs_start_in_the_spec_order() {
     // Each run records its codec when it starts, then sleeps; with -j 2 the
     // i-th run to start is the spec's i-th, give or take one (two start at once).
@@ -377,6 +426,7 @@ fn runs_start_in_the_spec_order() {
     let runners = Runners {
         program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
         benchmark: vec!["false".into()],
+        timeout: None,
     };
     let outcome = sweep(&runs, &dir.join("out"), &runners, 2).unwrap();
     assert_eq!(outcome.succeeded, codecs.len());
@@ -408,6 +458,7 @@ fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
     let runners = Runners {
         program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
         benchmark: vec!["false".into()],
+        timeout: None,
     };
     let outcome = sweep(&runs, &dir.join("out"), &runners, 1).unwrap();
     assert_eq!((outcome.skipped, outcome.succeeded, outcome.failed.len()), (1, 2, 0));
@@ -422,6 +473,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
     let runners = Runners {
         program: vec!["false".into()],
         benchmark: vec!["env".into(), format!("COUNT={}", count.display()), "bash".into(), write_runner(&dir).display().to_string()],
+        timeout: None,
     };
     // A study: none with a trace, mag_bdi without.
     let study_spec = dir.join("study.json");
