@@ -278,7 +278,10 @@ V321_UNSUPPORTED = {
     # PTX model aborts: "feature 'WARP_SZ' not supported".
     "shoc/spmv": "v3.2.1 aborts on the PTX constant WARP_SZ",
     # v3.2.1 reports a deadlock (no core commits an instruction for 25,000 cycles) in the first
-    # kernel, at about cycle 95,000, under none as under mag_bdi. Not diagnosed further.
+    # kernel, at about cycle 95,000, under none as under mag_bdi. The unpatched v3.2.1
+    # (`--version v3.2.1-baseline`) deadlocks at the same cycle (94,430), so memzip's hook is not
+    # the cause; the functional simulation (PTX_SIM_MODE_FUNC=1) completes, and without the L1
+    # data cache the timing model deadlocks too (memory partitions busy). Not diagnosed further.
     "ispass-2009/MUM": "v3.2.1 detects a deadlock in mummergpuKernel",
     # v3.2.1's cudaGetDeviceProperties leaves maxThreadsPerMultiProcessor unset, so LonestarGPU's
     # maximum_residency() computes 0 blocks per SM and mst launches its global-barrier kernel
