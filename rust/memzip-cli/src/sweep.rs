@@ -557,10 +557,10 @@ fn run_guarded(mut command: Command, log: &Path, timeout: Option<Duration>) -> R
 /// The child's exit status, or None if it is still running after `timeout`.
 fn wait_at_most(child: &mut std::process::Child, timeout: Option<Duration>) -> Result<Option<std::process::ExitStatus>, String> {
     let waiting = |e: std::io::Error| format!("waiting for the runner: {e}");
-    let Some(timeout) = timeout else {
+    // No limit, or one past what the clock can represent: wait for the end.
+    let Some(deadline) = timeout.and_then(|limit| Instant::now().checked_add(limit)) else {
         return child.wait().map(Some).map_err(waiting);
     };
-    let deadline = Instant::now() + timeout;
     loop {
         if let Some(status) = child.try_wait().map_err(waiting)? {
             return Ok(Some(status));
@@ -584,13 +584,12 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         Some((i, 'h')) => (&text[..i], 3600.0),
         _ => (text, 1.0),
     };
-    let seconds = number
+    number
         .parse::<f64>()
         .ok()
-        .filter(|n| n.is_finite() && *n > 0.0)
-        .map(|n| n * unit)
-        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))?;
-    Ok(Duration::from_secs_f64(seconds))
+        .filter(|n| *n > 0.0)
+        .and_then(|n| Duration::try_from_secs_f64(n * unit).ok())
+        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))
 }
 
 /// `OUT/.sweep.lock`, holding the pid of the sweep that owns `OUT`; removed
