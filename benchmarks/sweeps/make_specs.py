@@ -101,8 +101,8 @@ DRAM_FOR_MAG = {
 }
 
 
-def entry(benchmark, codecs, options, name=None):
-    e = {"benchmark": benchmark, "presets": [PRESET], "codecs": codecs, "option_sets": [options]}
+def entry(benchmark, codecs, options, name=None, preset=PRESET):
+    e = {"benchmark": benchmark, "presets": [preset], "codecs": codecs, "option_sets": [options]}
     if name:
         e["name"] = name
     return e
@@ -273,23 +273,23 @@ def energy_v321():
 
 # The study benchmarks that do not run on v3.2.1, the papers' simulator, and why (found by running
 # each one's `tiny` input there, session 10). Each is the 2013 simulator, not memzip: dev runs them.
-V321_UNSUPPORTED = {
+V321_UNSUPPORTED = (
     # The CUDA 13 PTX of the csr-vector kernel reads warpSize as the WARP_SZ constant; v3.2.1's
     # PTX model aborts: "feature 'WARP_SZ' not supported".
-    "shoc/spmv": "v3.2.1 aborts on the PTX constant WARP_SZ",
+    "shoc/spmv",
     # v3.2.1 reports a deadlock (no core commits an instruction for 25,000 cycles) in the first
     # kernel, at about cycle 95,000, under none as under mag_bdi. The unpatched v3.2.1
     # (`--version v3.2.1-baseline`) deadlocks at the same cycle (94,430), so memzip's hook is not
     # the cause; the functional simulation (PTX_SIM_MODE_FUNC=1) completes, and without the L1
     # data cache the timing model deadlocks too (memory partitions busy). Not diagnosed further.
-    "ispass-2009/MUM": "v3.2.1 detects a deadlock in mummergpuKernel",
+    "ispass-2009/MUM",
     # v3.2.1's cudaGetDeviceProperties leaves maxThreadsPerMultiProcessor unset, so LonestarGPU's
     # maximum_residency() computes 0 blocks per SM and mst launches its global-barrier kernel
     # dfindcompmintwo with gridDim 0, which v3.2.1 never retires (the run spins until killed).
-    "lonestar/mst": "v3.2.1 leaves maxThreadsPerMultiProcessor unset: a 0-block launch that never ends",
+    "lonestar/mst",
     # v3.2.1's libcudart has no cudaMemGetInfo: the program does not load.
-    "rodinia/mummergpu": "v3.2.1's libcudart has no cudaMemGetInfo",
-}
+    "rodinia/mummergpu",
+)
 
 
 # Which study benchmarks run on v3.2.1 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1): each one's
@@ -297,8 +297,7 @@ V321_UNSUPPORTED = {
 # its output and every decoded block. Cheap (tiny); the study-size runs on v3.2.1 are
 # energy-v321.json's. The unsupported ones are left out: mst would never end.
 def v321_tiny():
-    return [dict(entry(b, ["none", "mag_bdi"], [VERIFY]), presets=["tiny"])
-            for b in STUDY if b not in V321_UNSUPPORTED]
+    return [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY if b not in V321_UNSUPPORTED]
 
 
 def write(name, runs):
