@@ -584,12 +584,12 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         Some((i, 'h')) => (&text[..i], 3600.0),
         _ => (text, 1.0),
     };
-    number
+    let seconds = number
         .parse::<f64>()
         .ok()
-        .filter(|n| *n > 0.0)
-        .and_then(|n| Duration::try_from_secs_f64(n * unit).ok())
-        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))
+        .filter(|n| *n > 0.0 && n.is_finite())
+        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))?;
+    Duration::try_from_secs_f64(seconds * unit).map_err(|_| format!("'{text}' is too large a duration"))
 }
 
 /// `OUT/.sweep.lock`, holding the pid of the sweep that owns `OUT`; removed
