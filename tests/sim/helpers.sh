@@ -38,17 +38,29 @@ print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
 # cycles, instructions, L2 totals and the DRAM statistics (totals, and per
 # channel: command/activity lines and the per-bank tables).
 counters() {
-    grep -E '^(gpu_tot_sim_cycle|gpu_tot_sim_insn|total dram (reads|writes)|L2_total_cache_(accesses|misses)|bwutil) =|^(n_cmd|n_activity)=|^dram\[[0-9]+\]:|^(total accesses|average row locality)' \
-        "$work/$1/sim.log"
+    sim_output "$1" |
+        grep -E '^(gpu_tot_sim_cycle|gpu_tot_sim_insn|total dram (reads|writes)|L2_total_cache_(accesses|misses)|bwutil) =|^(n_cmd|n_activity)=|^dram\[[0-9]+\]:|^(total accesses|average row locality)'
 }
 
-# Every line of the simulator's output but those that may differ between two
-# builds or runs: memzip's own lines (and the run's paths: the temp dir's
-# name contains memzip), addresses (ASLR), the build name, wall-clock rates,
-# and the host thread's synchronize messages: whether cudaDeviceSynchronize
-# finds the simulation thread still running is a wall-clock race (a loaded
-# machine once printed them in one run of a pair and not in the other).
+# The run's sim.log without the host thread's synchronize messages. Whether
+# cudaDeviceSynchronize finds the simulation thread still running is a
+# wall-clock race (a loaded machine once printed them in one run of a pair and
+# not in the other), and the host thread prints them while the simulation
+# thread prints its statistics: a message can land inside a line the simulator
+# writes in several parts (intersim's `cout << "Packet latency average = " <<
+# ...` once read "Packet latency average = GPGPU-Sim: synchronize waiting for
+# inactive GPU simulation", then "9.48761" on the next line). So each message
+# is cut out with its newline wherever it stands, which rejoins the line it split.
+host_messages='GPGPU-Sim: synchronize waiting for inactive GPU simulation|GPGPU-Sim API: Stream Manager State|GPGPU-Sim: detected inactive GPU simulation thread'
+sim_output() {
+    sed -zE "s/($host_messages)\n//g" "$work/$1/sim.log"
+}
+
+# Every line of the simulator's output (sim_output) but those that may differ
+# between two builds or runs: memzip's own lines (and the run's paths: the temp
+# dir's name contains memzip), addresses (ASLR), the build name, wall-clock
+# rates, and the stream dump under "Stream Manager State" (indented).
 stat_lines() {
-    grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    |synchronize waiting for inactive GPU simulation|Stream Manager State|detected inactive GPU simulation thread' \
-        "$work/$1/sim.log"
+    sim_output "$1" |
+        grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    '
 }
