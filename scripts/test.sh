@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command (README, CI): every test memzip has.
-#  1. Rust: codecs, memory-controller model, trace format, FFI bridge.
+#  1. Rust: formatting; codecs, memory-controller model, trace format, FFI bridge.
 #  2. C++: the bridge objects driven from C++ without the simulator.
 #     Python: the memzip package (rust/memzip-py) built with pip in a venv,
 #     its pytest tests against the CLI (one SKIP line without PyPI).
@@ -15,6 +15,13 @@
 #     available (one SKIP line per missing suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== Rust formatting (cargo fmt --check; width in rust/rustfmt.toml)"
+if cargo fmt --version >/dev/null 2>&1; then
+    cargo fmt --all -- --check
+else
+    echo "SKIP Rust formatting: no rustfmt (rustup component add rustfmt)"
+fi
 
 echo "== Rust tests (cargo test --workspace)"
 cargo test --workspace --locked

@@ -283,7 +283,12 @@ struct CodecRun {
 
 impl CodecRun {
     /// `tables`: offline E2MC tables, each for the codec of its symbol length.
-    fn new(spec_text: &str, geometry: Geometry, options: &AnalyzeOptions, tables: &[OfflineTable]) -> Result<Self, String> {
+    fn new(
+        spec_text: &str,
+        geometry: Geometry,
+        options: &AnalyzeOptions,
+        tables: &[OfflineTable],
+    ) -> Result<Self, String> {
         let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
         // An offline table replaces online sampling for the codec of its
         // symbol length, unless the spec chose a sampling mode itself.
@@ -506,7 +511,8 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
         let mut profile_options = ProfileOptions::new(bits);
         profile_options.include_reads = options.include_reads;
         profile_options.chunk_blocks = options.chunk_blocks;
-        let profile = profile(&[path], &profile_options).map_err(|e| format!("{}: e2mc{bits} profile: {e}", path.display()))?;
+        let profile =
+            profile(&[path], &profile_options).map_err(|e| format!("{}: e2mc{bits} profile: {e}", path.display()))?;
         tables.push(OfflineTable { symbol_bits: bits, json: profile.table.to_json() });
     }
     Ok(tables)

@@ -10,9 +10,9 @@ use memzip::codec::registry::codec_names;
 use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_cli::power;
 use memzip_cli::profile::{self, ProfileOptions};
+use memzip_cli::report;
 use memzip_cli::shannon;
 use memzip_cli::slurm;
-use memzip_cli::report;
 use memzip_cli::sweep;
 use memzip_cli::table;
 
@@ -412,7 +412,11 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     if outcome.failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} runs failed; see {}/<id>.failed/ (a rerun retries them)", outcome.failed.len(), args.out.display()))
+        Err(format!(
+            "{} runs failed; see {}/<id>.failed/ (a rerun retries them)",
+            outcome.failed.len(),
+            args.out.display()
+        ))
     }
 }
 
@@ -433,7 +437,11 @@ fn run_only(runs: &[sweep::Run], id: &str, out: &std::path::Path, runners: &swee
 
 /// Submits the missing runs as a job array; the outcome once it finished,
 /// or None with --no-wait.
-fn sweep_on_slurm(args: &SweepArgs, runs: &[sweep::Run], cwd: &std::path::Path) -> Result<Option<sweep::Outcome>, String> {
+fn sweep_on_slurm(
+    args: &SweepArgs,
+    runs: &[sweep::Run],
+    cwd: &std::path::Path,
+) -> Result<Option<sweep::Outcome>, String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let absolute = |p: &std::path::Path| p.canonicalize().map_err(|e| format!("{}: {e}", p.display()));
     let todo = sweep::pending(runs, &args.out);

@@ -399,7 +399,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("memzip-power-durations-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let log = dir.join("sim.log");
-        let kernel = |sim: u64, tot: u64| format!("kernel_name = k\ngpu_sim_cycle = {sim}\ngpu_sim_insn = 9\ngpu_tot_sim_cycle = {tot}\n");
+        let kernel = |sim: u64, tot: u64| {
+            format!("kernel_name = k\ngpu_sim_cycle = {sim}\ngpu_sim_insn = 9\ngpu_tot_sim_cycle = {tot}\n")
+        };
         let text = kernel(13461, 13461) + &kernel(11992, 25453) + &kernel(13579, 39032) + &kernel(27346, 52799);
         std::fs::write(&log, text).unwrap();
         assert_eq!(kernel_cycles(&log).unwrap(), vec![13461, 11992, 13579, 13767]);

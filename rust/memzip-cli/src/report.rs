@@ -93,7 +93,8 @@ fn axis(max: f64) -> (f64, f64) {
     let max = if max > 0.0 { max } else { 1.0 };
     let raw_step = max / 5.0;
     let magnitude = 10f64.powf(raw_step.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw_step).unwrap_or(magnitude * 10.0);
+    let step =
+        [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw_step).unwrap_or(magnitude * 10.0);
     ((max / step).ceil() * step, step)
 }
 
@@ -123,7 +124,13 @@ impl BarChart<'_> {
         while tick <= y_max + step / 2.0 {
             let ty = y(tick);
             let _ = writeln!(svg, r##"<line x1="{left}" x2="{}" y1="{ty}" y2="{ty}" stroke="#ddd"/>"##, left + plot_w);
-            let _ = writeln!(svg, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, left - 6.0, ty + 4.0, fmt_tick(tick, step));
+            let _ = writeln!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+                left - 6.0,
+                ty + 4.0,
+                fmt_tick(tick, step)
+            );
             tick += step;
         }
         let _ = writeln!(
@@ -173,7 +180,12 @@ impl BarChart<'_> {
         );
         for (s, (name, _)) in self.series.iter().enumerate() {
             let (lx, ly) = (left + plot_w + 20.0, top + 10.0 + s as f64 * 20.0);
-            let _ = writeln!(svg, r#"<rect x="{lx}" y="{}" width="14" height="14" fill="{}"/>"#, ly - 11.0, COLORS[s % COLORS.len()]);
+            let _ = writeln!(
+                svg,
+                r#"<rect x="{lx}" y="{}" width="14" height="14" fill="{}"/>"#,
+                ly - 11.0,
+                COLORS[s % COLORS.len()]
+            );
             let _ = writeln!(svg, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 20.0, escape(name));
         }
         svg.push_str("</svg>\n");
@@ -241,10 +253,8 @@ fn per_program(rows: &[Row], metric: impl Fn(&Row) -> Option<f64>) -> (Vec<Strin
     let series = codecs
         .iter()
         .map(|codec| {
-            let mut values: Vec<Option<f64>> = programs
-                .iter()
-                .map(|p| run_of(rows, codec, p).and_then(&metric))
-                .collect();
+            let mut values: Vec<Option<f64>> =
+                programs.iter().map(|p| run_of(rows, codec, p).and_then(&metric)).collect();
             let in_mean = |(p, v): (&String, &Option<f64>)| (common.is_empty() || common.contains(p)).then_some(*v);
             values.push(geomean(programs.iter().zip(&values).filter_map(in_mean).flatten()));
             (codec.clone(), values)
@@ -363,7 +373,9 @@ fn geomean_table(rows: &[Row]) -> String {
             common.join(", ")
         );
         out.push_str(&metric_table(rows, &common, false));
-        out.push_str("\nEach codec over every program it has run (different programs: these do not compare across codecs).\n\n");
+        out.push_str(
+            "\nEach codec over every program it has run (different programs: these do not compare across codecs).\n\n",
+        );
     }
     out.push_str(&metric_table(rows, &programs, true));
     out
@@ -401,9 +413,7 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
 
 /// The DRAM bandwidth utilisation of `program`'s `none` run, if measured.
 fn none_utilization(rows: &[Row], program: &str) -> Option<f64> {
-    rows.iter()
-        .find(|r| r.run.is_baseline() && program_of(r) == program)
-        .and_then(|r| r.run.dram_utilization)
+    rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program).and_then(|r| r.run.dram_utilization)
 }
 
 /// The runs of the programs whose `none` run's utilisation is at least
@@ -844,7 +854,8 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");
     for (figure, (groups, series)) in figures.iter().zip(charts) {
-        let chart = BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
+        let chart =
+            BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
         write(figure.file, chart.to_svg())?;
         let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
     }
@@ -856,7 +867,8 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
             let (groups, series) = per_program(&memory_rows, figure.metric);
             let title = format!("{} (memory-bound programs)", figure.title);
             let file = figure.file.replace(".svg", "-memory-bound.svg");
-            let chart = BarChart { title: &title, y_label: figure.y_label, groups, series, reference: figure.reference };
+            let chart =
+                BarChart { title: &title, y_label: figure.y_label, groups, series, reference: figure.reference };
             write(&file, chart.to_svg())?;
             let _ = writeln!(summary, "![{title}]({file})\n");
         }

@@ -419,7 +419,11 @@ pub fn validate(runs: &[Run], repo: &Path) -> Result<(), String> {
         if let Target::Benchmark { name, preset } = &run.target {
             let presets = benchmark_presets(repo, name).map_err(|e| format!("run {}: {e}", run.id))?;
             if !presets.contains(preset) {
-                return Err(format!("run {}: benchmark '{name}' has presets {}, not '{preset}'", run.id, presets.join(", ")));
+                return Err(format!(
+                    "run {}: benchmark '{name}' has presets {}, not '{preset}'",
+                    run.id,
+                    presets.join(", ")
+                ));
             }
         }
     }
@@ -437,10 +441,16 @@ fn benchmark_presets(repo: &Path, name: &str) -> Result<Vec<String>, String> {
     let benchmarks = repo.join("benchmarks");
     let manifests: Vec<PathBuf> = if name.contains('/') {
         let path = benchmarks.join(format!("{name}.env"));
-        if path.is_file() { vec![path] } else { Vec::new() }
+        if path.is_file() {
+            vec![path]
+        } else {
+            Vec::new()
+        }
     } else {
         let mut found: Vec<PathBuf> = fs::read_dir(&benchmarks)
-            .map(|suites| suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect())
+            .map(|suites| {
+                suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect()
+            })
             .unwrap_or_default();
         found.sort();
         found
@@ -555,7 +565,10 @@ fn run_guarded(mut command: Command, log: &Path, timeout: Option<Duration>) -> R
 }
 
 /// The child's exit status, or None if it is still running after `timeout`.
-fn wait_at_most(child: &mut std::process::Child, timeout: Option<Duration>) -> Result<Option<std::process::ExitStatus>, String> {
+fn wait_at_most(
+    child: &mut std::process::Child,
+    timeout: Option<Duration>,
+) -> Result<Option<std::process::ExitStatus>, String> {
     let waiting = |e: std::io::Error| format!("waiting for the runner: {e}");
     // No limit, or one past what the clock can represent: wait for the end.
     let Some(deadline) = timeout.and_then(|limit| Instant::now().checked_add(limit)) else {
@@ -584,11 +597,9 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         Some((i, 'h')) => (&text[..i], 3600.0),
         _ => (text, 1.0),
     };
-    let seconds = number
-        .parse::<f64>()
-        .ok()
-        .filter(|n| *n > 0.0 && n.is_finite())
-        .ok_or_else(|| format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)"))?;
+    let seconds = number.parse::<f64>().ok().filter(|n| *n > 0.0 && n.is_finite()).ok_or_else(|| {
+        format!("'{text}' is not a duration (seconds, or a positive number with s, m or h: 90, 30m, 2h)")
+    })?;
     Duration::try_from_secs_f64(seconds * unit).map_err(|_| format!("'{text}' is too large a duration"))
 }
 
@@ -762,7 +773,8 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
                     Some(false) => format!("FAILED: {}", failure_cause(out, &run.id)),
                     None => "done meanwhile (its directory appeared): skipped".to_string(),
                 };
-                let line = format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
+                let line =
+                    format!("[{k}/{}] {} {verdict} ({:.1} s)", todo.len(), run.id, start.elapsed().as_secs_f64());
                 // A log (not a terminal) gets the lines; a terminal also the bar.
                 if bar.is_hidden() {
                     eprintln!("{line}");
@@ -783,14 +795,16 @@ pub fn sweep(runs: &[Run], out: &Path, runners: &Runners, jobs: usize) -> Result
             (_, None) => outcome.skipped += 1,
         }
     }
-    outcome.failed.sort();  // finishing order varies; the outcome does not
+    outcome.failed.sort(); // finishing order varies; the outcome does not
     Ok(outcome)
 }
 
 /// A bar over `runs` runs on stderr, drawn only when stderr is a terminal.
 fn progress_bar(runs: usize) -> ProgressBar {
     let bar = ProgressBar::new(runs as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} runs  {elapsed} elapsed, ~{eta} left") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} runs  {elapsed} elapsed, ~{eta} left")
+    {
         bar.set_style(style);
     }
     bar

@@ -570,7 +570,13 @@ mod tests {
     #[test]
     fn energy_and_edp_relate_to_the_none_run() {
         let with_energy = |program: &str, codec: &str, cycles: u64, total_pj: f64| Run {
-            energy: Some(RunEnergy { total_pj, dram_pj: total_pj, codec_pj: 0.0, metadata_pj: 0.0, core_hz: Some(1e9) }),
+            energy: Some(RunEnergy {
+                total_pj,
+                dram_pj: total_pj,
+                codec_pj: 0.0,
+                metadata_pj: 0.0,
+                core_hz: Some(1e9),
+            }),
             ..run(program, codec, cycles, 1)
         };
         let rows = compare(vec![
@@ -583,7 +589,11 @@ mod tests {
         assert_eq!((rows[0].energy_percent_of_none, rows[0].edp_percent_of_none), (Some(100.0), Some(100.0)));
         assert_eq!(rows[1].energy_percent_of_none, Some(75.0));
         assert!((rows[1].edp_percent_of_none.unwrap() - 60.0).abs() < 1e-9, "75% energy x 80% time");
-        assert_eq!((rows[2].energy_percent_of_none, rows[2].edp_percent_of_none), (None, None), "no energy in its stats");
+        assert_eq!(
+            (rows[2].energy_percent_of_none, rows[2].edp_percent_of_none),
+            (None, None),
+            "no energy in its stats"
+        );
     }
 
     #[test]

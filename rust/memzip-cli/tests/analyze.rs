@@ -179,7 +179,8 @@ fn json_dash_goes_to_stdout_alone() {
     let dir = common::temp_dir("analyze-json-stdout");
     let trace = dir.join("t.mzt");
     common::write_trace(&trace, 50, 64, false);
-    let out = memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "mag_bdi", "--json", "-", "--shannon-bits", "16"]);
+    let out =
+        memzip(&["analyze", trace.to_str().unwrap(), "--codecs", "mag_bdi", "--json", "-", "--shannon-bits", "16"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is only JSON");
     let t = &report["traces"][0];
@@ -369,7 +370,8 @@ fn jobs_are_capped() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let cores = std::thread::available_parallelism().unwrap().get();
-    let note = format!("memzip analyze: note: --jobs 100000 capped at {} (2 codecs and bounds x {cores} cores)", 2 * cores);
+    let note =
+        format!("memzip analyze: note: --jobs 100000 capped at {} (2 codecs and bounds x {cores} cores)", 2 * cores);
     assert_eq!(stderr.trim_end(), note);
     // Uncapped, 100000 threads took over two minutes to start.
     assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
@@ -382,7 +384,8 @@ fn profile_and_analyze_share_one_block_size_rule() {
     common::write_trace(&trace, 20, 100, false);
     let t = trace.to_str().unwrap();
     let table = dir.join("table.json");
-    let expected = format!("memzip: error: {t}: trace of 100-byte blocks: memzip's codecs take blocks of [32, 64, 128] bytes");
+    let expected =
+        format!("memzip: error: {t}: trace of 100-byte blocks: memzip's codecs take blocks of [32, 64, 128] bytes");
     for args in [vec!["analyze", t], vec!["e2mc-profile", t, "-o", table.to_str().unwrap()]] {
         let out = memzip(&args);
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), expected, "{args:?}");

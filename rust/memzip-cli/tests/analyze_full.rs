@@ -13,22 +13,17 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const TRACES: [&str; 3] = [
-    "rodinia-srad_v2.trace.zst",
-    "cuda-samples-convolutionSeparable.trace.zst",
-    "lonestar-bfs.trace.zst",
-];
+const TRACES: [&str; 3] =
+    ["rodinia-srad_v2.trace.zst", "cuda-samples-convolutionSeparable.trace.zst", "lonestar-bfs.trace.zst"];
 
 #[test]
 fn analyze_output_equals_the_pinned_document() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let golden: Value = serde_json::from_str(
-        &std::fs::read_to_string(manifest.join("tests/golden/analyze_full.json")).unwrap(),
-    )
-    .unwrap();
+    let golden: Value =
+        serde_json::from_str(&std::fs::read_to_string(manifest.join("tests/golden/analyze_full.json")).unwrap())
+            .unwrap();
     let traces_dir = manifest.join("../../benchmarks/traces");
-    let json =
-        std::env::temp_dir().join(format!("memzip-analyze-full-{}.json", std::process::id()));
+    let json = std::env::temp_dir().join(format!("memzip-analyze-full-{}.json", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_memzip"))
         .arg("analyze")
         .args(TRACES.iter().map(|name| traces_dir.join(name)))
@@ -36,29 +31,15 @@ fn analyze_output_equals_the_pinned_document() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut now: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let _ = std::fs::remove_file(&json);
     for trace in now["traces"].as_array_mut().unwrap() {
-        let name = trace["trace"]
-            .as_str()
-            .unwrap()
-            .rsplit('/')
-            .next()
-            .unwrap()
-            .to_string();
+        let name = trace["trace"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
         trace["trace"] = Value::String(name);
     }
     assert_eq!(now["traces"].as_array().unwrap().len(), TRACES.len());
-    for (now_trace, pinned_trace) in now["traces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(golden["traces"].as_array().unwrap())
+    for (now_trace, pinned_trace) in now["traces"].as_array().unwrap().iter().zip(golden["traces"].as_array().unwrap())
     {
         let name = now_trace["trace"].as_str().unwrap();
         for (key, pinned) in pinned_trace.as_object().unwrap() {

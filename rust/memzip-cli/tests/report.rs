@@ -54,7 +54,13 @@ fn figures_have_title_axis_label_legend_and_bars() {
     let out = common::temp_dir("report-figures");
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let svg = fs::read_to_string(out.join("effective_cr.svg")).unwrap();
-    for needle in ["Effective compression ratio (at MAG)", "effective CR (x)", ">mag_bdi<", ">geomean (each codec's programs)<", "stroke-dasharray"] {
+    for needle in [
+        "Effective compression ratio (at MAG)",
+        "effective CR (x)",
+        ">mag_bdi<",
+        ">geomean (each codec's programs)<",
+        "stroke-dasharray",
+    ] {
         assert!(svg.contains(needle), "missing {needle}");
     }
     assert_eq!(svg.matches("<title>").count(), 11, "one bar per program and codec with data, plus geomeans");
@@ -96,7 +102,10 @@ fn memory_bound_programs_get_their_own_geomeans() {
     let out = common::temp_dir("report-bound");
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."), "{summary}");
+    assert!(
+        summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."),
+        "{summary}"
+    );
     let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
     assert!(section.contains("| bdi | "), "{section}");
     assert!(!section[..section.find("## Energy").unwrap_or(section.len())].contains("| mag_bdi |"), "bfs is not in it");
@@ -209,7 +218,10 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
         let total: u64 = histogram.values().sum();
         [32, 64, 96, 128].map(|size| format!("{:.1}", 100.0 * histogram[&size] as f64 / total as f64)).join(" / ")
     };
-    assert!(sizes.starts_with("### Stored sizes at MAG (paper 002 Fig. 12)\n\nBlocks stored at 32 / 64 / 96 / 128 B"), "{sizes}");
+    assert!(
+        sizes.starts_with("### Stored sizes at MAG (paper 002 Fig. 12)\n\nBlocks stored at 32 / 64 / 96 / 128 B"),
+        "{sizes}"
+    );
     assert_ne!(shares(0), "0.0 / 0.0 / 0.0 / 100.0", "the trace compresses under bdi");
     assert!(sizes.contains(&format!("| vecadd | {} | {} |", shares(0), shares(1))), "{sizes}");
     assert!(sizes.contains(&format!("| mean | {} | {} |", shares(0), shares(1))), "{sizes}");
@@ -329,7 +341,9 @@ fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
     let root = fixture_copy("report-superseded");
     add_run(&root, "vecadd-bdi", "vecadd-bdi-old", "vecadd");
     let record = |id: &str, codec: &str| {
-        format!(r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 1}}"#)
+        format!(
+            r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 1}}"#
+        )
     };
     fs::write(root.join("vecadd-bdi-old/sweep.json"), record("vecadd-bdi-old", "bdi")).unwrap();
     fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();

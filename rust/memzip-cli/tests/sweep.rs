@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memzip_cli::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target, TIMING_MODEL};
+use memzip_cli::sweep::{
+    adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target, TIMING_MODEL,
+};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
@@ -63,7 +65,8 @@ fn calls(count: &Path) -> usize {
 #[test]
 fn expansion_is_fixed_and_named_by_entry_codec_and_options() {
     let dir = common::temp_dir("sweep-expand");
-    let runs = expand(&load_spec(&write_spec(&dir, &["none", "mag_bdi:bases=8+4+2"])).unwrap(), Path::new("/r")).unwrap();
+    let runs =
+        expand(&load_spec(&write_spec(&dir, &["none", "mag_bdi:bases=8+4+2"])).unwrap(), Path::new("/r")).unwrap();
     let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -117,7 +120,13 @@ fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
     let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["rodinia-bfs-tiny-none", "rodinia-bfs-tiny-mag_bdi", "rodinia-bfs-small-none", "rodinia-bfs-small-mag_bdi", "hs-tiny-bdi"]
+        [
+            "rodinia-bfs-tiny-none",
+            "rodinia-bfs-tiny-mag_bdi",
+            "rodinia-bfs-small-none",
+            "rodinia-bfs-small-mag_bdi",
+            "hs-tiny-bdi"
+        ]
     );
     assert_eq!(runs[2].target, Target::Benchmark { name: "rodinia/bfs".into(), preset: "small".into() });
     // The default runners: sim-run.sh for command lines, bench.sh run for benchmarks.
@@ -196,7 +205,17 @@ fn resume_after_a_kill_runs_only_what_is_missing() {
     // Kill the sweep once a few runs are complete.
     let mut child = sweep_cmd("0.3").spawn().unwrap();
     let start = Instant::now();
-    let done = |out: &Path| fs::read_dir(out).map(|d| d.flatten().filter(|e| e.path().join("run.json").is_file() && !e.file_name().to_string_lossy().starts_with('.')).count()).unwrap_or(0);
+    let done = |out: &Path| {
+        fs::read_dir(out)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| {
+                        e.path().join("run.json").is_file() && !e.file_name().to_string_lossy().starts_with('.')
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
     while done(&out) < 3 && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -213,8 +232,11 @@ fn resume_after_a_kill_runs_only_what_is_missing() {
     assert!(status.success());
     assert_eq!(done(&out), 9);
     assert_eq!(calls(&count) - calls_before, 9 - completed, "only the missing runs ran again");
-    let leftovers: Vec<_> =
-        fs::read_dir(&out).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-")).collect();
+    let leftovers: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+        .collect();
     assert!(leftovers.is_empty(), "no half-written run directories remain");
     let run = fs::read_to_string(out.join("floats-mag_bdi-o1/run.json")).unwrap();
     assert!(run.contains("-memzip_mdc_bytes 4096"), "{run}");
@@ -362,8 +384,11 @@ fn a_run_past_its_timeout_is_stopped_and_fails_while_the_others_finish() {
     // codec "slow" sleeps 60 s; --timeout 1 must stop it (and its sleep) and go on.
     let dir = common::temp_dir("sweep-timeout");
     let runner = dir.join("slow.sh");
-    fs::write(&runner, format!("[[ \"$2\" != slow ]] || export SLEEP=60\nexec bash {} \"$@\"\n", write_runner(&dir).display()))
-        .unwrap();
+    fs::write(
+        &runner,
+        format!("[[ \"$2\" != slow ]] || export SLEEP=60\nexec bash {} \"$@\"\n", write_runner(&dir).display()),
+    )
+    .unwrap();
     let spec = dir.join("spec.json");
     fs::write(&spec, r#"{"runs": [{"name": "p", "argv": ["p"], "codecs": ["none", "slow", "bdi"]}]}"#).unwrap();
     let pids = dir.join("pids");
@@ -380,7 +405,10 @@ fn a_run_past_its_timeout_is_stopped_and_fails_while_the_others_finish() {
     let out = sweep_cmd("1");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.lines().any(|l| l.starts_with("[2/3] p-slow FAILED: timed out after 1 s (--timeout): stopped (")), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l.starts_with("[2/3] p-slow FAILED: timed out after 1 s (--timeout): stopped (")),
+        "{stderr}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("3 runs: 0 already done, 2 succeeded, 1 failed (p-slow)"));
     assert!(dir.join("out/p-bdi/run.json").is_file(), "the run after the stopped one ran");
     assert!(!dir.join("out/p-slow").exists() && dir.join("out/p-slow.failed/reason.txt").is_file());
@@ -400,7 +428,11 @@ fn timeouts_are_seconds_or_have_a_unit() {
     assert_eq!(parse_timeout("45s"), Ok(Duration::from_secs(45)));
     assert_eq!(parse_timeout("30m"), Ok(Duration::from_secs(1800)));
     assert_eq!(parse_timeout("1.5h"), Ok(Duration::from_secs(5400)));
-    assert_eq!(parse_timeout("1e9h"), Ok(Duration::from_secs(3_600_000_000_000)), "far beyond any run: no limit in effect");
+    assert_eq!(
+        parse_timeout("1e9h"),
+        Ok(Duration::from_secs(3_600_000_000_000)),
+        "far beyond any run: no limit in effect"
+    );
     for bad in ["", "m", "0", "-5", "2d", "inf", "NaN"] {
         let error = parse_timeout(bad).unwrap_err();
         assert!(error.contains("is not a duration"), "{bad}: {error}");
@@ -424,11 +456,17 @@ fn runs_start_in_the_spec_order() {
     let codecs = ["none", "bdi", "mag_bdi", "fpc", "cpack", "cpack_z", "e2mc16", "bpc"];
     let spec = dir.join("spec.json");
     let list: Vec<String> = codecs.iter().map(|c| format!("\"{c}\"")).collect();
-    fs::write(&spec, format!(r#"{{"runs": [{{"name": "p", "argv": ["x"], "codecs": [{}]}}]}}"#, list.join(", "))).unwrap();
+    fs::write(&spec, format!(r#"{{"runs": [{{"name": "p", "argv": ["x"], "codecs": [{}]}}]}}"#, list.join(", ")))
+        .unwrap();
     let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
     let starts = dir.join("starts");
     let runners = Runners {
-        program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
+        program: vec![
+            "env".into(),
+            format!("STARTS={}", starts.display()),
+            "bash".into(),
+            runner.display().to_string(),
+        ],
         benchmark: vec!["false".into()],
         timeout: None,
     };
@@ -460,7 +498,12 @@ fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
     let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
     let starts = dir.join("starts");
     let runners = Runners {
-        program: vec!["env".into(), format!("STARTS={}", starts.display()), "bash".into(), runner.display().to_string()],
+        program: vec![
+            "env".into(),
+            format!("STARTS={}", starts.display()),
+            "bash".into(),
+            runner.display().to_string(),
+        ],
         benchmark: vec!["false".into()],
         timeout: None,
     };
@@ -476,7 +519,12 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
     let count = dir.join("count");
     let runners = Runners {
         program: vec!["false".into()],
-        benchmark: vec!["env".into(), format!("COUNT={}", count.display()), "bash".into(), write_runner(&dir).display().to_string()],
+        benchmark: vec![
+            "env".into(),
+            format!("COUNT={}", count.display()),
+            "bash".into(),
+            write_runner(&dir).display().to_string(),
+        ],
         timeout: None,
     };
     // A study: none with a trace, mag_bdi without.

@@ -108,7 +108,11 @@ fn prints_csv_at_full_precision() {
     );
     assert_eq!(
         lines[6],
-        format!(",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,,,,,,,,,,,,,,,", 10240.0 / 7680.0, 1280.0 / 1120.0)
+        format!(
+            ",cpack,tests/fixtures/runs/orphan,7000,,1440,,,{},{},,0,0,,,,,,,,,,,,,,,,",
+            10240.0 / 7680.0,
+            1280.0 / 1120.0
+        )
     );
     assert_eq!(lines.len(), 7);
 }
@@ -133,7 +137,9 @@ fn a_run_of_an_older_timing_model_is_labelled() {
     let dir = common::temp_dir("table-timing-model");
     let record = |codec: &str, model: Option<u32>| {
         let model = model.map(|m| format!(r#","timing_model":{m}"#)).unwrap_or_default();
-        format!(r#"{{"id":"x","benchmark":"b","preset":"tiny","codec":"{codec}","options":[],"simulator":"dev"{model}}}"#)
+        format!(
+            r#"{{"id":"x","benchmark":"b","preset":"tiny","codec":"{codec}","options":[],"simulator":"dev"{model}}}"#
+        )
     };
     let (bdi, none) = (copy_run("vecadd-bdi", &dir), copy_run("vecadd-none", &dir));
     std::fs::write(bdi.join("sweep.json"), record("bdi", None)).unwrap();
@@ -248,10 +254,16 @@ fn whole_gpu_energy_from_the_power_report() {
     let none = copy_run("vecadd-none", &tmp);
     let bdi = copy_run("vecadd-bdi", &tmp);
     // Two kernels each (sim.log: 50000 + 50000 cycles under none, 40000 + 40000 under bdi), 822 MHz.
-    std::fs::write(none.join("gpgpusim_power_report__Mon-1.log"), gpuwattch_report(&[(50.0, 30.0, 20.0), (40.0, 30.0, 10.0)]))
-        .unwrap();
-    std::fs::write(bdi.join("gpgpusim_power_report__Mon-2.log"), gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]))
-        .unwrap();
+    std::fs::write(
+        none.join("gpgpusim_power_report__Mon-1.log"),
+        gpuwattch_report(&[(50.0, 30.0, 20.0), (40.0, 30.0, 10.0)]),
+    )
+    .unwrap();
+    std::fs::write(
+        bdi.join("gpgpusim_power_report__Mon-2.log"),
+        gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]),
+    )
+    .unwrap();
     let rows = load_rows(&[none.clone(), bdi.clone()]).unwrap();
     let us = |cycles: f64| cycles / 822e6 * 1e12; // pJ per watt
     let none_gpu = 50.0 * us(5e4) + 40.0 * us(5e4);
@@ -283,7 +295,8 @@ fn whole_gpu_energy_from_the_power_report() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary = std::fs::read_to_string(report.join("summary.md")).unwrap();
     let (gpu_uj, dram_uj, total_uj) = (bdi_gpu / 1e6, 40.0 * us(4e4) / 1e6, (bdi_gpu + 20000.0) / 1e6);
-    let line = format!("| vecadd | bdi | GPUWattch | {gpu_uj:.3} | {dram_uj:.3} | {total_uj:.3} | {percent:.1} | {edp:.1} |");
+    let line =
+        format!("| vecadd | bdi | GPUWattch | {gpu_uj:.3} | {dram_uj:.3} | {total_uj:.3} | {percent:.1} | {edp:.1} |");
     assert!(summary.contains("## Whole-GPU energy") && summary.contains(&line), "{summary}");
 
     // Kernels the report and the log disagree on: one error line naming the report.
@@ -314,8 +327,11 @@ fn a_committed_run_without_its_log_takes_the_cycles_from_run_json() {
     assert!(err.contains("no sim.log") && err.contains("\"cycles\""), "{err}");
 
     // With the power model: each kernel's cycles come from run.json too.
-    std::fs::write(dir.join("gpgpusim_power_report__Mon-1.log"), gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]))
-        .unwrap();
+    std::fs::write(
+        dir.join("gpgpusim_power_report__Mon-1.log"),
+        gpuwattch_report(&[(45.0, 20.0, 25.0), (45.0, 20.0, 25.0)]),
+    )
+    .unwrap();
     let run = r#"{"codec": "bdi", "program": "vecadd", "cycles": 80000, "kernel_cycles": [40000, 40000]}"#;
     std::fs::write(dir.join("run.json"), run).unwrap();
     let gpu = load_run(&dir).unwrap().gpu_power.expect("the power report is read");

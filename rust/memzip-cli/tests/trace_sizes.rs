@@ -11,13 +11,15 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const KEPT: [&str; 6] = ["blocks", "compressed_blocks", "compressed_bits", "mag_bytes", "mag_size_histogram", "encodings"];
+const KEPT: [&str; 6] =
+    ["blocks", "compressed_blocks", "compressed_bits", "mag_bytes", "mag_size_histogram", "encodings"];
 
 #[test]
 fn real_trace_sizes_equal_the_pinned_ones() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let golden: Value =
-        serde_json::from_str(&std::fs::read_to_string(manifest.join("tests/golden/trace_sizes.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(manifest.join("tests/golden/trace_sizes.json")).unwrap())
+            .unwrap();
     let golden = golden.as_object().unwrap();
     let traces_dir = manifest.join("../../benchmarks/traces");
     let traces: Vec<PathBuf> = golden.keys().map(|name| traces_dir.join(name)).collect();

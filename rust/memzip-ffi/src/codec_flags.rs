@@ -47,7 +47,12 @@ fn symbol_bits(name: &str) -> Option<u32> {
 }
 
 /// A numeric flag where a negative value means "the codec's default".
-fn optional_flag(flag: &str, value: i32, valid: impl Fn(usize) -> bool, expected: &str) -> Result<Option<usize>, String> {
+fn optional_flag(
+    flag: &str,
+    value: i32,
+    valid: impl Fn(usize) -> bool,
+    expected: &str,
+) -> Result<Option<usize>, String> {
     match usize::try_from(value) {
         Err(_) => Ok(None),
         Ok(v) if valid(v) => Ok(Some(v)),
@@ -185,7 +190,8 @@ pub fn apply(spec: &mut CodecSpec, options: &Options) -> Result<Option<OnlineWin
     if adaptive {
         apply_adaptive_flags(spec, options)?;
     }
-    let mut candidates = if adaptive { spec.candidate_specs().map_err(|e| codec_error(options, &e))? } else { Vec::new() };
+    let mut candidates =
+        if adaptive { spec.candidate_specs().map_err(|e| codec_error(options, &e))? } else { Vec::new() };
     let uses_e2mc = is_e2mc(&spec.name) || candidates.iter().any(|c| is_e2mc(&c.name));
     let Some(flags) = E2mcFlags::parse(options, uses_e2mc)? else {
         return Ok(None);
@@ -334,7 +340,10 @@ mod tests {
             o.adaptive_candidates = "e2mc16".into();
             o.e2mc_sampling = format!("offline:{}", missing.display());
         });
-        assert!(err.starts_with(&format!("-memzip_e2mc_sampling: cannot read table '{}':", missing.display())), "{err}");
+        assert!(
+            err.starts_with(&format!("-memzip_e2mc_sampling: cannot read table '{}':", missing.display())),
+            "{err}"
+        );
         let corrupt = std::env::temp_dir().join(format!("memzip-ffi-{}-corrupt.json", std::process::id()));
         std::fs::write(&corrupt, "{\"symbol_bits\": 16,").unwrap();
         let err = error_of(|o| {
@@ -361,7 +370,10 @@ mod tests {
         });
         assert!(err.starts_with("-memzip_e2mc_pdw: 4 conflicts with pdw=8 of e2mc16"), "{err}");
         let err = error_of(|o| o.codec = "e2mc16:sampling=offline".into());
-        assert!(err.starts_with("-memzip_codec: e2mc16's sampling=offline conflicts with -memzip_e2mc_sampling (online)"), "{err}");
+        assert!(
+            err.starts_with("-memzip_codec: e2mc16's sampling=offline conflicts with -memzip_e2mc_sampling (online)"),
+            "{err}"
+        );
         // A knob naming the flag's own mode is a label, not a conflict.
         let (spec, _, window) = resolve(&with(|o| {
             o.codec = "e2mc16:sampling=online".into();

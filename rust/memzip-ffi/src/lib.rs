@@ -128,7 +128,14 @@ pub mod ffi {
         /// The simulator's own DRAM counters of this channel at kernel end
         /// (cumulative): DRAM cycles, data-bus busy cycles, activations,
         /// read and write column commands.
-        fn set_dram_counters(self: &mut Stats, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64);
+        fn set_dram_counters(
+            self: &mut Stats,
+            cycles: u64,
+            busy_cycles: u64,
+            activations: u64,
+            read_commands: u64,
+            write_commands: u64,
+        );
         /// The run's simulated core cycles and core clock (Hz), for the energy-delay product.
         fn set_simulated_time(self: &mut Stats, cycles: u64, core_hz: f64);
         fn to_json(self: &Stats) -> String;
@@ -304,7 +311,14 @@ impl Stats {
         self.0.merge(&other.0);
     }
 
-    fn set_dram_counters(&mut self, cycles: u64, busy_cycles: u64, activations: u64, read_commands: u64, write_commands: u64) {
+    fn set_dram_counters(
+        &mut self,
+        cycles: u64,
+        busy_cycles: u64,
+        activations: u64,
+        read_commands: u64,
+        write_commands: u64,
+    ) {
         self.0.dram_device = mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands };
     }
 
@@ -350,7 +364,11 @@ fn new_compressor(options: &Options) -> Result<Box<Compressor>, String> {
         let (spec, _) = controller_parts(options)?;
         let codec = registry::build(&spec).map_err(|e| options::flag_error(&e))?;
         let block_bytes = codec.geometry().block_bytes();
-        Ok(Box::new(Compressor { codec: Arc::new(Mutex::new(codec)), block_bytes, scratch: CompressedBlock::default() }))
+        Ok(Box::new(Compressor {
+            codec: Arc::new(Mutex::new(codec)),
+            block_bytes,
+            scratch: CompressedBlock::default(),
+        }))
     })
 }
 
@@ -457,8 +475,11 @@ impl Tracer {
                 2 => AccessKind::Memcpy,
                 other => return Err(format!("trace record: unknown access kind {other}")),
             };
-            let writer = self.writer.as_mut().ok_or_else(|| format!("-memzip_trace {}: already finished", self.path))?;
-            writer.write_access(cycle, kind, controller, addr, data).map_err(|e| format!("-memzip_trace {}: {e}", self.path))
+            let writer =
+                self.writer.as_mut().ok_or_else(|| format!("-memzip_trace {}: already finished", self.path))?;
+            writer
+                .write_access(cycle, kind, controller, addr, data)
+                .map_err(|e| format!("-memzip_trace {}: {e}", self.path))
         })
     }
 
@@ -544,7 +565,10 @@ mod tests {
     fn a_switch_is_0_or_1() {
         assert_eq!(parse_switch("-memzip_verify", "1"), Ok(true));
         assert_eq!(parse_switch("-memzip_verify", " 0"), Ok(false));
-        assert_eq!(parse_switch("-memzip_verify", "2").unwrap_err(), "-memzip_verify: invalid value '2': expected 0 or 1");
+        assert_eq!(
+            parse_switch("-memzip_verify", "2").unwrap_err(),
+            "-memzip_verify: invalid value '2': expected 0 or 1"
+        );
         assert!(parse_switch("-memzip_verify", "yes").is_err());
     }
 
@@ -558,6 +582,9 @@ mod tests {
         options.codec = "mag_bdi".into();
         options.mdc_assoc = 3;
         let err = new_controller(&options).err().unwrap();
-        assert!(err.starts_with("-memzip_mdc_assoc: invalid mdc_assoc '3': expected a divisor of the 512 lines"), "{err}");
+        assert!(
+            err.starts_with("-memzip_mdc_assoc: invalid mdc_assoc '3': expected a divisor of the 512 lines"),
+            "{err}"
+        );
     }
 }

@@ -54,7 +54,8 @@ pub fn flag_error(e: &ConfigError) -> String {
 /// codec flags), the controller options, and the simulated instructions
 /// after which online sampling ends (0: no codec in use samples online).
 pub fn resolve(options: &Options) -> Result<(CodecSpec, McOptions, u64), String> {
-    let geometry = Geometry::new(options.block_bytes as usize, options.mag_bytes as usize).map_err(|e| flag_error(&e))?;
+    let geometry =
+        Geometry::new(options.block_bytes as usize, options.mag_bytes as usize).map_err(|e| flag_error(&e))?;
     let mut spec = CodecSpec::parse(&options.codec, geometry).map_err(|e| format!("-memzip_codec: {e}"))?;
     let window = codec_flags::apply(&mut spec, options)?;
     codec_flags::check_builds(&spec, options)?;
@@ -181,7 +182,10 @@ mod energy_tests {
         values[4] = 2.5;
         values[10] = 0.0;
         let p = energy_params(&values).unwrap();
-        assert_eq!((p.e2mc_compress_pj_per_symbol, p.e2mc_decompress_pj_per_symbol, p.dram_activation_pj), (Some(2.5), None, 0.0));
+        assert_eq!(
+            (p.e2mc_compress_pj_per_symbol, p.e2mc_decompress_pj_per_symbol, p.dram_activation_pj),
+            (Some(2.5), None, 0.0)
+        );
         values[7] = -3.0;
         let err = energy_params(&values).unwrap_err();
         assert_eq!(err, "-memzip_energy_mdc_write_pj: invalid value '-3': expected a finite number, at least 0");
@@ -224,7 +228,10 @@ mod tests {
         }))
         .unwrap_err();
         assert!(err.starts_with("-memzip_e2mc_sampling: cannot read table '/nonexistent/table.json'"), "{err}");
-        assert_eq!(flag_error(&ConfigError::new("codec", "zip", "one of none")), "-memzip_codec: invalid codec 'zip': expected one of none");
+        assert_eq!(
+            flag_error(&ConfigError::new("codec", "zip", "one of none")),
+            "-memzip_codec: invalid codec 'zip': expected one of none"
+        );
         assert_eq!(flag_for("e2mc16.pdw"), "-memzip_codec", "flags are checked before the codec is built");
     }
 
@@ -267,7 +274,10 @@ mod tests {
                 o.e2mc_sampling = bad.into();
             });
             let err = controller_parts(&o).unwrap_err();
-            assert!(err.starts_with("-memzip_e2mc_sampling: invalid value") && err.contains("online:blocks="), "{bad}: {err}");
+            assert!(
+                err.starts_with("-memzip_e2mc_sampling: invalid value") && err.contains("online:blocks="),
+                "{bad}: {err}"
+            );
         }
     }
 }

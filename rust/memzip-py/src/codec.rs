@@ -309,7 +309,8 @@ impl PyCodec {
                 let mut codec = self.lock();
                 let mut out = SizeColumns::default();
                 for (index, row) in view.rows().into_iter().enumerate() {
-                    let block: Cow<[u8]> = row.as_slice().map(Cow::Borrowed).unwrap_or_else(|| Cow::Owned(row.to_vec()));
+                    let block: Cow<[u8]> =
+                        row.as_slice().map(Cow::Borrowed).unwrap_or_else(|| Cow::Owned(row.to_vec()));
                     let c = codec
                         .compress(&block)
                         .map_err(|e| format!("codec {} failed on block {index}: {e}", self.spec))?;

@@ -113,8 +113,7 @@ struct OpenTrace {
 impl OpenTrace {
     /// Opens `path` and checks its header, with the CLI's messages.
     fn open(path: &Path) -> PyResult<Self> {
-        let file =
-            File::open(path).map_err(|e| os_error(&e, format!("{}: cannot open trace: {e}", path.display())))?;
+        let file = File::open(path).map_err(|e| os_error(&e, format!("{}: cannot open trace: {e}", path.display())))?;
         let reader = TraceReader::new(file).map_err(|e| trace_failure(path, e))?;
         Ok(OpenTrace { path: path.to_path_buf(), reader, next_record: 0 })
     }

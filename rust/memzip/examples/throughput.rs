@@ -69,7 +69,10 @@ fn main() {
         blocks
     };
     let (count, block_bytes) = (blocks.len(), geometry.block_bytes());
-    println!("{:<10} {:>10} {:>10} {:>10} {:>10}   (MB/s, best of {rounds})", "codec", "comp+dec", "compress", "decomp", "size");
+    println!(
+        "{:<10} {:>10} {:>10} {:>10} {:>10}   (MB/s, best of {rounds})",
+        "codec", "comp+dec", "compress", "decomp", "size"
+    );
     for name in codec_names().into_iter().filter(|n| wanted.is_empty() || wanted.iter().any(|w| w == n)) {
         let mut codec = build_str(name, geometry).expect("codec");
         for block in &blocks {

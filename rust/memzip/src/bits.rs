@@ -283,7 +283,12 @@ impl<'a> BitReader<'a> {
     /// (word-at-a-time decode, issue 12). When the fields run past the end
     /// it reads them one by one, so the error is the one `read` gives.
     #[inline]
-    pub fn read_fields(&mut self, width: u32, count: usize, mut each: impl FnMut(usize, u64)) -> Result<(), CodecError> {
+    pub fn read_fields(
+        &mut self,
+        width: u32,
+        count: usize,
+        mut each: impl FnMut(usize, u64),
+    ) -> Result<(), CodecError> {
         debug_assert!((1..=57).contains(&width));
         if width as usize * count > self.remaining() {
             for index in 0..count {

@@ -23,10 +23,9 @@ pub type EncodingIdValue = u8;
 impl fmt::Display for CodecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CodecError::Truncated { needed_bits, available_bits } => write!(
-                f,
-                "compressed payload truncated: needed {needed_bits} bits, only {available_bits} available"
-            ),
+            CodecError::Truncated { needed_bits, available_bits } => {
+                write!(f, "compressed payload truncated: needed {needed_bits} bits, only {available_bits} available")
+            }
             CodecError::Corrupt(why) => write!(f, "corrupt compressed payload: {why}"),
             CodecError::UnknownEncoding(id) => write!(f, "unknown encoding id {id}"),
             CodecError::WrongBlockSize { expected, got } => {

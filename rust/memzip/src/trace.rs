@@ -76,21 +76,41 @@ pub struct Record {
 #[derive(Debug)]
 pub enum TraceError {
     /// The underlying reader/writer failed, or the zstd stream is invalid.
-    Io { context: String, source: io::Error },
+    Io {
+        context: String,
+        source: io::Error,
+    },
     /// The decompressed stream does not start with [`MAGIC`].
-    BadMagic { found: Vec<u8> },
-    UnsupportedVersion { found: u16 },
-    BadBlockSize { found: u64 },
+    BadMagic {
+        found: Vec<u8>,
+    },
+    UnsupportedVersion {
+        found: u16,
+    },
+    BadBlockSize {
+        found: u64,
+    },
     /// The stream ended inside the header or a record.
-    Truncated { record: Option<u64>, field: &'static str },
+    Truncated {
+        record: Option<u64>,
+        field: &'static str,
+    },
     /// The file holds compressed bytes but ends before zstd could decode any
     /// of them: it was cut off inside the first zstd block (the header is not
     /// what is wrong).
-    CutInFirstBlock { compressed_bytes: u64 },
+    CutInFirstBlock {
+        compressed_bytes: u64,
+    },
     /// A field holds a value the format does not allow.
-    Corrupt { record: u64, why: String },
+    Corrupt {
+        record: u64,
+        why: String,
+    },
     /// A record handed to the writer has the wrong number of bytes.
-    WrongDataSize { expected: usize, got: usize },
+    WrongDataSize {
+        expected: usize,
+        got: usize,
+    },
 }
 
 impl fmt::Display for TraceError {
@@ -219,10 +239,9 @@ impl<W: Write> TraceWriter<W> {
         push_varint(buf, zigzag(cycle.wrapping_sub(self.prev_cycle)));
         push_varint(buf, zigzag(address.wrapping_sub(self.prev_address)));
         buf.extend_from_slice(data);
-        self.encoder.write_all(buf).map_err(|source| TraceError::Io {
-            context: format!("write of record {}", self.records),
-            source,
-        })?;
+        self.encoder
+            .write_all(buf)
+            .map_err(|source| TraceError::Io { context: format!("write of record {}", self.records), source })?;
         self.prev_cycle = cycle;
         self.prev_address = address;
         self.records += 1;
@@ -235,10 +254,7 @@ impl<W: Write> TraceWriter<W> {
 
     /// Ends the zstd frame, flushes, and hands back the writer.
     pub fn finish(self) -> Result<W, TraceError> {
-        let mut writer = self
-            .encoder
-            .finish()
-            .map_err(|source| TraceError::Io { context: "finish".into(), source })?;
+        let mut writer = self.encoder.finish().map_err(|source| TraceError::Io { context: "finish".into(), source })?;
         writer.flush().map_err(|source| TraceError::Io { context: "flush".into(), source })?;
         Ok(writer)
     }
@@ -362,7 +378,10 @@ impl<R: Read> TraceReader<R> {
             self.read_field(&mut byte, Some(self.record), field)?;
             let bits = (byte[0] & 0x7f) as u64;
             if i == 9 && bits > 1 {
-                return Err(TraceError::Corrupt { record: self.record, why: format!("{field} varint overflows 64 bits") });
+                return Err(TraceError::Corrupt {
+                    record: self.record,
+                    why: format!("{field} varint overflows 64 bits"),
+                });
             }
             value |= bits << (7 * i);
             if byte[0] & 0x80 == 0 {
@@ -501,7 +520,13 @@ mod tests {
             Record { cycle: 10, kind: AccessKind::Memcpy, controller: 0, address: 0x1000, data: block(0, 128) },
             Record { cycle: 12, kind: AccessKind::Read, controller: 5, address: 0x1080, data: block(3, 128) },
             Record { cycle: 11, kind: AccessKind::Write, controller: 1, address: 0x80, data: block(7, 128) },
-            Record { cycle: u64::MAX, kind: AccessKind::Read, controller: u32::MAX, address: u64::MAX, data: block(9, 128) },
+            Record {
+                cycle: u64::MAX,
+                kind: AccessKind::Read,
+                controller: u32::MAX,
+                address: u64::MAX,
+                data: block(9, 128),
+            },
             Record { cycle: 0, kind: AccessKind::Write, controller: 2, address: 0, data: block(1, 128) },
         ]
     }
@@ -563,7 +588,13 @@ mod tests {
     #[test]
     fn deltas_and_zstd_keep_traces_compact() {
         let records: Vec<Record> = (0..1000u64)
-            .map(|i| Record { cycle: 100 + 3 * i, kind: AccessKind::Read, controller: 1, address: 0x10000 + 128 * i, data: vec![0; 128] })
+            .map(|i| Record {
+                cycle: 100 + 3 * i,
+                kind: AccessKind::Read,
+                controller: 1,
+                address: 0x10000 + 128 * i,
+                data: vec![0; 128],
+            })
             .collect();
         let bytes = encode(&records, 128);
         assert!(bytes.len() < 2000, "1000 zero-block records took {} bytes", bytes.len());
@@ -593,7 +624,10 @@ mod tests {
         for cut in [bytes.len() - 1, bytes.len() / 2, 20, 5, 0] {
             let result = TraceReader::new(&bytes[..cut]).and_then(|r| r.collect::<Result<Vec<_>, _>>());
             let err = result.expect_err(&format!("cut at {cut} of {} accepted", bytes.len()));
-            let cut_off = matches!(err, TraceError::Truncated { .. } | TraceError::Io { .. } | TraceError::CutInFirstBlock { .. });
+            let cut_off = matches!(
+                err,
+                TraceError::Truncated { .. } | TraceError::Io { .. } | TraceError::CutInFirstBlock { .. }
+            );
             assert!(cut_off, "cut {cut}: {err}");
         }
         // An empty file has no header at all.
@@ -617,8 +651,13 @@ mod tests {
         assert!(bytes.len() > 2000, "{} bytes", bytes.len());
         for cut in [100, 500, 1000] {
             let err = TraceReader::new(&bytes[..cut]).err().expect("a cut stream is an error");
-            assert!(matches!(err, TraceError::CutInFirstBlock { compressed_bytes } if compressed_bytes == cut as u64), "{err}");
-            assert!(err.to_string().starts_with(&format!("trace truncated: the file ends after {cut} bytes, inside the first zstd block")));
+            assert!(
+                matches!(err, TraceError::CutInFirstBlock { compressed_bytes } if compressed_bytes == cut as u64),
+                "{err}"
+            );
+            assert!(err.to_string().starts_with(&format!(
+                "trace truncated: the file ends after {cut} bytes, inside the first zstd block"
+            )));
         }
         // A writer that was never finished leaves an incomplete frame.
         let mut w = TraceWriter::new(Vec::new(), 128).unwrap();

@@ -110,7 +110,12 @@ impl Adaptive {
     }
 
     /// Changes the sampling schedule (for studies and tests).
-    pub fn with_schedule(mut self, sample_blocks: usize, period_blocks: usize, votes_needed: usize) -> Result<Self, ConfigError> {
+    pub fn with_schedule(
+        mut self,
+        sample_blocks: usize,
+        period_blocks: usize,
+        votes_needed: usize,
+    ) -> Result<Self, ConfigError> {
         if sample_blocks == 0 || period_blocks < sample_blocks {
             return Err(ConfigError::new(
                 "adaptive schedule",
@@ -245,7 +250,9 @@ impl Adaptive {
     /// Maps a candidate's encoding to the global encoding id.
     fn tag_size(&self, size: BlockSize, candidate: Option<usize>) -> BlockSize {
         let encoding = match candidate {
-            Some(index) if size.is_compressed() => (self.encoding_offsets[index] + size.encoding as usize - 1) as EncodingId,
+            Some(index) if size.is_compressed() => {
+                (self.encoding_offsets[index] + size.encoding as usize - 1) as EncodingId
+            }
             _ => UNCOMPRESSED,
         };
         BlockSize { encoding, ..size }
@@ -410,8 +417,8 @@ impl Codec for Adaptive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::decode_uncompressed;
     use crate::bits::BitWriter;
+    use crate::codec::decode_uncompressed;
     use crate::codec::none::NoCompression;
     use crate::codec::test_support::{assert_round_trips, structured_block};
     use proptest::prelude::*;
@@ -554,8 +561,9 @@ mod tests {
 
     #[test]
     fn encodings_name_candidate_and_inner_encoding() {
-        let a = Adaptive::new(vec![fill("a", 1, 1), Box::new(NoCompression::new(Geometry::default())), fill("b", 1, 1)], 6)
-            .unwrap();
+        let a =
+            Adaptive::new(vec![fill("a", 1, 1), Box::new(NoCompression::new(Geometry::default())), fill("b", 1, 1)], 6)
+                .unwrap();
         assert_eq!(a.encoding_names(), vec!["uncompressed", "a/fill", "b/fill"]);
         assert_eq!(a.metadata_bits(), 2);
         assert_eq!(a.untag(1), Some((0, 1)));

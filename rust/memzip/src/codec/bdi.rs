@@ -388,7 +388,10 @@ impl Bdi {
                 Candidate::Zeros => block.chunks_exact(8).all(|w| le_word::<8>(w) == 0).then_some(0)?,
                 Candidate::Repeated => {
                     let first = le_word::<REPEATED_WORD_BYTES>(block);
-                    block.chunks_exact(REPEATED_WORD_BYTES).all(|w| le_word::<REPEATED_WORD_BYTES>(w) == first).then_some(0)?
+                    block
+                        .chunks_exact(REPEATED_WORD_BYTES)
+                        .all(|w| le_word::<REPEATED_WORD_BYTES>(w) == first)
+                        .then_some(0)?
                 }
                 Candidate::BaseDelta(index) => BASE_DELTA_ENCODINGS[index].fit(block)?,
             };
@@ -473,7 +476,9 @@ impl Codec for Bdi {
     fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         check_block_size(block, self.geometry)?;
         Ok(match self.smallest(block) {
-            Some((_, id, bits, _)) if self.geometry.worth_compressing(bits) => BlockSize { encoding: id, compressed_bits: bits },
+            Some((_, id, bits, _)) if self.geometry.worth_compressing(bits) => {
+                BlockSize { encoding: id, compressed_bits: bits }
+            }
             _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
         })
     }
@@ -691,7 +696,8 @@ mod tests {
     #[test]
     fn corrupt_and_unknown_payloads_are_errors() {
         let mut codec = Bdi::new(Geometry::default());
-        let zero = CompressedBlock { encoding: ZEROS, payload: vec![1], compressed_bits: 8, mag_bytes: 32, burst_count: 1 };
+        let zero =
+            CompressedBlock { encoding: ZEROS, payload: vec![1], compressed_bits: 8, mag_bytes: 32, burst_count: 1 };
         assert!(matches!(codec.decompress(&zero), Err(CodecError::Corrupt(_))));
         let unknown = CompressedBlock { encoding: 9, ..zero.clone() };
         assert_eq!(codec.decompress(&unknown), Err(CodecError::UnknownEncoding(9)));
@@ -716,10 +722,7 @@ mod tests {
     }
 
     fn all_geometries() -> Vec<Geometry> {
-        BLOCK_SIZES
-            .iter()
-            .flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok()))
-            .collect()
+        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
     }
 
     fn geometry_and_block(random: bool) -> impl Strategy<Value = (Geometry, Vec<u8>)> {

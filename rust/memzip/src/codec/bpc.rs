@@ -100,8 +100,8 @@
 //! format, not a snapping of BPC's), so there is no `mag_aware` knob.
 
 use super::{
-    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize,
-    Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
+    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
@@ -441,7 +441,10 @@ impl Bpc {
                 return Err(CodecError::Corrupt(format!("zero run of {count} planes with {next} planes left")));
             }
             if symbol == PlaneSymbol::ZeroDbp && dbp_above == 0 {
-                return Err(CodecError::Corrupt(format!("DBX != 0 & DBP = 0 at plane {} under a zero plane", next - 1)));
+                return Err(CodecError::Corrupt(format!(
+                    "DBX != 0 & DBP = 0 at plane {} under a zero plane",
+                    next - 1
+                )));
             }
             let dbx = self.layout.expand(symbol, dbp_above);
             for _ in 0..count {
@@ -579,7 +582,8 @@ mod tests {
     fn nonzero_symbol_is_the_cheapest_row() {
         for block_bytes in BLOCK_SIZES {
             let layout = Layout::new(geometry(block_bytes, 16));
-            let planes = [1u64, 2, 3, 0b110, 0b101, layout.all_ones(), layout.all_ones() - 1, 1 << (layout.plane_bits - 1)];
+            let planes =
+                [1u64, 2, 3, 0b110, 0b101, layout.all_ones(), layout.all_ones() - 1, 1 << (layout.plane_bits - 1)];
             for &dbx in &planes {
                 for dbp in [0u64, 1, dbx] {
                     let ones = dbx.count_ones();
@@ -594,7 +598,11 @@ mod tests {
                     .into_iter()
                     .flatten()
                     .min_by_key(|&s| layout.symbol_bits(s));
-                    assert_eq!(Some(layout.nonzero_symbol(dbx, dbp)), searched, "{block_bytes} B, dbx {dbx:b}, dbp {dbp:b}");
+                    assert_eq!(
+                        Some(layout.nonzero_symbol(dbx, dbp)),
+                        searched,
+                        "{block_bytes} B, dbx {dbx:b}, dbp {dbp:b}"
+                    );
                 }
             }
         }
@@ -784,10 +792,7 @@ mod tests {
         assert!(corrupt("000  01 11101  00001  001"));
         // Base 0 then delta -1: word 1 would be negative.
         assert!(corrupt("000  00000  01 11110"));
-        assert!(matches!(
-            codec.decompress(&handmade("000  01 111", g)),
-            Err(CodecError::Truncated { .. })
-        ));
+        assert!(matches!(codec.decompress(&handmade("000  01 111", g)), Err(CodecError::Truncated { .. })));
         let mut unknown = handmade("000  01 11111", g);
         unknown.encoding = 2;
         assert_eq!(codec.decompress(&unknown), Err(CodecError::UnknownEncoding(2)));

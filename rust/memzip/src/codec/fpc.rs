@@ -554,8 +554,8 @@ fn unpack_original(window: u64) -> (u32, usize) {
     let field = window << PREFIX_BITS;
     let data = (field >> (64 - data_bits)) as u32;
     let sign_extended = ((field as i64) >> (64 - data_bits)) as u32;
-    let rebuilt = (sign_extended & ORIGINAL_WORD_MASK[prefix as usize])
-        .wrapping_mul(ORIGINAL_WORD_MULTIPLIER[prefix as usize]);
+    let rebuilt =
+        (sign_extended & ORIGINAL_WORD_MASK[prefix as usize]).wrapping_mul(ORIGINAL_WORD_MULTIPLIER[prefix as usize]);
     let two_bytes = ((data >> 8) as u8 as i8 as i16 as u16 as u32) << 16 | (data as u8 as i8 as i16 as u16 as u32);
     let word = if prefix == TWO_BYTES_PREFIX { two_bytes } else { rebuilt };
     let count = if prefix == 0 { data as usize + 1 } else { 1 };
@@ -709,7 +709,9 @@ impl Codec for Fpc {
     fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         check_block_size(block, self.geometry)?;
         Ok(match self.bits_of(block) {
-            Some(bits) if self.geometry.worth_compressing(bits) => BlockSize { encoding: ENCODING_FPC, compressed_bits: bits },
+            Some(bits) if self.geometry.worth_compressing(bits) => {
+                BlockSize { encoding: ENCODING_FPC, compressed_bits: bits }
+            }
             _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
         })
     }
@@ -954,15 +956,32 @@ mod tests {
     /// pattern's limits.
     fn fast_cases() -> impl Strategy<Value = (Geometry, Vec<u8>)> {
         let word = prop::sample::select(vec![
-            1u32, 7, 8, 0xffff_fff8, 0x7f, 0x80, 0xffff_ff80, 0x7fff, 0x8000, 0xffff_8000, 0x1234_0000, 0x007f_ff80,
-            0x0080_0001, 0xabab_abab, 0xdead_beef,
+            1u32,
+            7,
+            8,
+            0xffff_fff8,
+            0x7f,
+            0x80,
+            0xffff_ff80,
+            0x7fff,
+            0x8000,
+            0xffff_8000,
+            0x1234_0000,
+            0x007f_ff80,
+            0x0080_0001,
+            0xabab_abab,
+            0xdead_beef,
         ]);
         let runs_and_words = prop::collection::vec((0usize..=33, word), 1..12);
         prop::sample::select(geometries()).prop_flat_map(move |g| {
             let n = g.block_bytes();
             let zero_heavy = runs_and_words.clone().prop_map(move |segments| {
                 let words = segments.iter().flat_map(|&(zeros, word)| std::iter::repeat_n(0u32, zeros).chain([word]));
-                words.chain(std::iter::repeat(0)).take(n / WORD_BYTES).flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()
+                words
+                    .chain(std::iter::repeat(0))
+                    .take(n / WORD_BYTES)
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect::<Vec<u8>>()
             });
             let blocks = prop_oneof![2 => zero_heavy, 2 => structured_block(n), 1 => random_block(n)];
             (Just(g), blocks)
@@ -976,9 +995,30 @@ mod tests {
 
     #[test]
     fn classify_matches_the_pattern_table_at_the_limits() {
-        let limits = [1u32, 7, 8, 0xffff_fff8, 0xffff_fff7, 0x7f, 0x80, 0xffff_ff80, 0xffff_ff7f, 0x7fff, 0x8000,
-            0xffff_8000, 0xffff_7fff, 0x1234_0000, 0x007f_ff80, 0x0080_0001, 0xff80_007f, 0x4141_4141, 0xffff_ffff,
-            0x8080_8080, 0x0001_0000, 0xdead_beef];
+        let limits = [
+            1u32,
+            7,
+            8,
+            0xffff_fff8,
+            0xffff_fff7,
+            0x7f,
+            0x80,
+            0xffff_ff80,
+            0xffff_ff7f,
+            0x7fff,
+            0x8000,
+            0xffff_8000,
+            0xffff_7fff,
+            0x1234_0000,
+            0x007f_ff80,
+            0x0080_0001,
+            0xff80_007f,
+            0x4141_4141,
+            0xffff_ffff,
+            0x8080_8080,
+            0x0001_0000,
+            0xdead_beef,
+        ];
         for word in limits {
             assert_eq!(Some(classify_nonzero(word)), classify_by_table(FpcVariant::Original, word), "{word:#x}");
             let narrow = classify_by_table(FpcVariant::Paper004, word);

@@ -239,7 +239,9 @@ impl Codec for MagBdi {
     fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         check_block_size(block, self.geometry)?;
         Ok(match self.smallest_fit(block) {
-            Some((id, bits, _)) if self.geometry.worth_compressing(bits) => BlockSize { encoding: id, compressed_bits: bits },
+            Some((id, bits, _)) if self.geometry.worth_compressing(bits) => {
+                BlockSize { encoding: id, compressed_bits: bits }
+            }
             _ => BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() },
         })
     }
@@ -252,9 +254,7 @@ impl Codec for MagBdi {
     fn encoding_names(&self) -> Vec<String> {
         let mut names = vec!["uncompressed".to_string()];
         names.extend(
-            self.encodings
-                .iter()
-                .map(|layout| format!("base{}_delta{}b", layout.base_bytes, layout.delta_bits)),
+            self.encodings.iter().map(|layout| format!("base{}_delta{}b", layout.base_bytes, layout.delta_bits)),
         );
         names
     }
@@ -463,7 +463,10 @@ mod tests {
         let names = codec.encoding_names();
         assert_eq!(names.len(), 10);
         assert_eq!(&names[1..4], ["base4_delta6b", "base4_delta14b", "base4_delta22b"]);
-        assert_eq!(&names[4..], ["base8_delta11b", "base8_delta27b", "base8_delta43b", "base2_delta2b", "base2_delta6b", "base2_delta10b"]);
+        assert_eq!(
+            &names[4..],
+            ["base8_delta11b", "base8_delta27b", "base8_delta43b", "base2_delta2b", "base2_delta6b", "base2_delta10b"]
+        );
         assert_eq!(codec.metadata_bits(), 4);
 
         // 8-byte pointers: no 4-byte base fits, the 8-byte base with 11-bit deltas does (exactly 32 B).
@@ -517,10 +520,7 @@ mod tests {
     }
 
     fn all_geometries() -> Vec<Geometry> {
-        BLOCK_SIZES
-            .iter()
-            .flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok()))
-            .collect()
+        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
     }
 
     fn setup_and_block(random: bool) -> impl Strategy<Value = (Geometry, BaseSizes, DeltaSign, Vec<u8>)> {

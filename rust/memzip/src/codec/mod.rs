@@ -290,7 +290,11 @@ pub fn decompress_via_into<C: Codec + ?Sized>(codec: &C, compressed: &Compressed
 }
 
 /// Decodes the shared uncompressed encoding into `out` (one block long).
-pub fn decode_uncompressed_into(compressed: &CompressedBlock, geometry: Geometry, out: &mut [u8]) -> Result<(), CodecError> {
+pub fn decode_uncompressed_into(
+    compressed: &CompressedBlock,
+    geometry: Geometry,
+    out: &mut [u8],
+) -> Result<(), CodecError> {
     check_block_size(out, geometry)?;
     let expected_bits = geometry.block_bits();
     if compressed.compressed_bits != expected_bits {
@@ -300,10 +304,7 @@ pub fn decode_uncompressed_into(compressed: &CompressedBlock, geometry: Geometry
         )));
     }
     if compressed.payload.len() < geometry.block_bytes() {
-        return Err(CodecError::Truncated {
-            needed_bits: expected_bits,
-            available_bits: compressed.payload.len() * 8,
-        });
+        return Err(CodecError::Truncated { needed_bits: expected_bits, available_bits: compressed.payload.len() * 8 });
     }
     out.copy_from_slice(&compressed.payload[..geometry.block_bytes()]);
     Ok(())

@@ -48,7 +48,11 @@ impl CodecSpec {
                 continue;
             }
             let (key, value) = pair.split_once('=').ok_or_else(|| {
-                ConfigError::new("codec knob", pair.trim(), format!("key=value (adaptive's candidates are separated by '{CANDIDATE_SEPARATOR}')"))
+                ConfigError::new(
+                    "codec knob",
+                    pair.trim(),
+                    format!("key=value (adaptive's candidates are separated by '{CANDIDATE_SEPARATOR}')"),
+                )
             })?;
             let key = key.trim();
             if spec.has(key) {
@@ -83,9 +87,11 @@ impl CodecSpec {
         let mut candidates: Vec<CodecSpec> = Vec::new();
         for text in texts {
             // `candidates=fpc/bdi,lambda=2`: adaptive's own knob ended up in a candidate.
-            let own_knob = text.split(',').skip(1).map(str::trim_start).find_map(|piece| {
-                ["lambda=", "candidates="].into_iter().find(|knob| piece.starts_with(*knob))
-            });
+            let own_knob = text
+                .split(',')
+                .skip(1)
+                .map(str::trim_start)
+                .find_map(|piece| ["lambda=", "candidates="].into_iter().find(|knob| piece.starts_with(*knob)));
             if let Some(knob) = own_knob {
                 return Err(ConfigError::new(
                     "adaptive.candidates",
@@ -114,9 +120,7 @@ impl CodecSpec {
     pub fn knob<T: FromStr>(&self, key: &str, default: T, expected: &str) -> Result<T, ConfigError> {
         match self.knobs.get(key) {
             None => Ok(default),
-            Some(v) => v
-                .parse()
-                .map_err(|_| ConfigError::new(format!("{}.{key}", self.name), v.as_str(), expected)),
+            Some(v) => v.parse().map_err(|_| ConfigError::new(format!("{}.{key}", self.name), v.as_str(), expected)),
         }
     }
 
@@ -170,15 +174,27 @@ struct Entry {
 const CODECS: &[Entry] = &[
     Entry { name: "none", knobs: &[], build: |s| Ok(Box::new(NoCompression::new(s.geometry))) },
     Entry { name: "bdi", knobs: &[], build: |s| Ok(Box::new(super::bdi::Bdi::new(s.geometry))) },
-    Entry { name: "mag_bdi", knobs: &["bases", "deltas"], build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)) },
+    Entry {
+        name: "mag_bdi",
+        knobs: &["bases", "deltas"],
+        build: |s| Ok(Box::new(super::mag_bdi::MagBdi::from_spec(s)?)),
+    },
     Entry { name: "fpc", knobs: &["variant"], build: super::fpc::build },
     Entry { name: "cpack", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, false))) },
     Entry { name: "cpack_z", knobs: &[], build: |s| Ok(Box::new(super::cpack::CPack::new(s.geometry, true))) },
     Entry { name: "bpc", knobs: &[], build: |s| Ok(Box::new(super::bpc::Bpc::new(s.geometry))) },
     Entry { name: "e2mc4", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 4)?)) },
     Entry { name: "e2mc8", knobs: &["pdw", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 8)?)) },
-    Entry { name: "e2mc16", knobs: &["pdw", "mfv", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 16)?)) },
-    Entry { name: "e2mc32", knobs: &["pdw", "mfv", "sampling"], build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 32)?)) },
+    Entry {
+        name: "e2mc16",
+        knobs: &["pdw", "mfv", "sampling"],
+        build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 16)?)),
+    },
+    Entry {
+        name: "e2mc32",
+        knobs: &["pdw", "mfv", "sampling"],
+        build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 32)?)),
+    },
     Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
 ];
 
@@ -278,8 +294,12 @@ mod tests {
     fn candidates_carry_their_own_knobs() {
         let codec = build_str("adaptive:lambda=2,candidates=mag_bdi:bases=8+4+2/fpc", Geometry::default()).unwrap();
         let names = codec.encoding_names();
-        assert!(names.iter().any(|n| n.starts_with("mag_bdi/")) && names.iter().any(|n| n.starts_with("fpc/")), "{names:?}");
-        let spec = CodecSpec::parse("adaptive:lambda=2,candidates=e2mc16:pdw=2,mfv=64/fpc", Geometry::default()).unwrap();
+        assert!(
+            names.iter().any(|n| n.starts_with("mag_bdi/")) && names.iter().any(|n| n.starts_with("fpc/")),
+            "{names:?}"
+        );
+        let spec =
+            CodecSpec::parse("adaptive:lambda=2,candidates=e2mc16:pdw=2,mfv=64/fpc", Geometry::default()).unwrap();
         assert_eq!(spec.raw("lambda"), Some("2"));
         let candidates: Vec<String> = spec.candidate_specs().unwrap().iter().map(|c| c.to_string()).collect();
         assert_eq!(candidates, ["e2mc16:mfv=64,pdw=2", "fpc"]);
@@ -299,7 +319,8 @@ mod tests {
         assert_eq!((err.knob.as_str(), err.value.as_str()), ("adaptive knob", "lambda"));
         let err = build_str("adaptive:candidates=fpc/bdi/fpc", Geometry::default()).err().unwrap();
         assert_eq!(err.to_string(), "invalid adaptive.candidates 'fpc': expected each candidate once");
-        let err = build_str("adaptive:candidates=mag_bdi:bases=8+4/mag_bdi: bases=8+4", Geometry::default()).err().unwrap();
+        let err =
+            build_str("adaptive:candidates=mag_bdi:bases=8+4/mag_bdi: bases=8+4", Geometry::default()).err().unwrap();
         assert_eq!(err.value, "mag_bdi:bases=8+4");
         assert!(build_str("adaptive:candidates=fpc/fpc:variant=paper004", Geometry::default()).is_ok());
     }

@@ -67,7 +67,11 @@ pub fn structured_block(block_bytes: usize) -> BoxedStrategy<Vec<u8>> {
                 .iter()
                 .map(|&(at_limit, low_side, r)| {
                     let delta = if at_limit {
-                        if low_side { lo } else { hi }
+                        if low_side {
+                            lo
+                        } else {
+                            hi
+                        }
                     } else {
                         lo + (r as i128).rem_euclid(hi - lo + 1)
                     };

@@ -252,7 +252,10 @@ impl MemoryController {
             block_bytes: geometry.block_bytes(),
             mag_bytes: geometry.mag_bytes(),
             metadata: super::stats::MetadataStats { enabled: mdc.is_some(), ..Default::default() },
-            energy: EnergyStats { activation_pj_each: EnergyParams::default().dram_activation_pj, ..Default::default() },
+            energy: EnergyStats {
+                activation_pj_each: EnergyParams::default().dram_activation_pj,
+                ..Default::default()
+            },
             ..Default::default()
         };
         Ok(MemoryController {
@@ -285,7 +288,6 @@ impl MemoryController {
     pub fn energy_params(&self) -> EnergyParams {
         self.energy.params()
     }
-
 
     pub fn geometry(&self) -> Geometry {
         self.geometry
@@ -464,11 +466,16 @@ impl MemoryController {
     /// `self.scratch` when done), so a write allocates nothing.
     fn compress_checked(&mut self, addr: u64, bytes: &[u8]) -> Result<CompressedBlock, McError> {
         let mut compressed = std::mem::take(&mut self.scratch);
-        self.codec
-            .compress_into(bytes, &mut compressed)
-            .map_err(|source| McError::Codec { codec: self.codec.name().to_string(), addr, source })?;
-        self.check_output(&compressed)
-            .map_err(|why| McError::InvalidOutput { codec: self.codec.name().to_string(), addr, why })?;
+        self.codec.compress_into(bytes, &mut compressed).map_err(|source| McError::Codec {
+            codec: self.codec.name().to_string(),
+            addr,
+            source,
+        })?;
+        self.check_output(&compressed).map_err(|why| McError::InvalidOutput {
+            codec: self.codec.name().to_string(),
+            addr,
+            why,
+        })?;
         if self.options.verify {
             self.verify(addr, bytes, &compressed)?;
         }
@@ -479,7 +486,11 @@ impl MemoryController {
     fn check_output(&self, c: &CompressedBlock) -> Result<(), String> {
         let g = self.geometry;
         if c.encoding as usize >= self.encoding_names.len() {
-            return Err(format!("encoding id {} but the codec names {} encodings", c.encoding, self.encoding_names.len()));
+            return Err(format!(
+                "encoding id {} but the codec names {} encodings",
+                c.encoding,
+                self.encoding_names.len()
+            ));
         }
         if c.compressed_bits > g.block_bits() {
             return Err(format!("{} bits is larger than the {}-bit block", c.compressed_bits, g.block_bits()));
@@ -660,7 +671,13 @@ mod tests {
 
     impl ZeroCodec {
         fn new() -> Self {
-            ZeroCodec { geometry: Geometry::default(), lie: false, fail_decode: false, bad_sizes: false, sampling_ended: false }
+            ZeroCodec {
+                geometry: Geometry::default(),
+                lie: false,
+                fail_decode: false,
+                bad_sizes: false,
+                sampling_ended: false,
+            }
         }
     }
 
@@ -786,7 +803,8 @@ mod tests {
     fn registry_errors_surface() {
         let spec = CodecSpec::new("nope", Geometry::default());
         assert_eq!(MemoryController::new(&spec, McOptions::default()).unwrap_err().knob, "codec");
-        let bad_mdc = McOptions { mdc: MdcConfig { capacity_bytes: 1000, ..MdcConfig::default() }, ..Default::default() };
+        let bad_mdc =
+            McOptions { mdc: MdcConfig { capacity_bytes: 1000, ..MdcConfig::default() }, ..Default::default() };
         let err = MemoryController::with_codec(Box::new(ZeroCodec::new()), bad_mdc).unwrap_err();
         assert_eq!(err.knob, "mdc_bytes");
     }
@@ -805,7 +823,8 @@ mod tests {
         assert_eq!([w0.compress_cycles, w1.compress_cycles, w2.compress_cycles], [3, 3, 3]);
 
         let reads: Vec<ReadOutcome> = [0, 128, 256, 384].iter().map(|&a| mc.read_block(a)).collect();
-        let summary: Vec<_> = reads.iter().map(|r| (r.encoding, r.burst_count, r.decompress_cycles, r.was_written)).collect();
+        let summary: Vec<_> =
+            reads.iter().map(|r| (r.encoding, r.burst_count, r.decompress_cycles, r.was_written)).collect();
         assert_eq!(
             summary,
             [(ZEROS, 1, 5, true), (LOW_HALF, 2, 5, true), (UNCOMPRESSED, 4, 0, true), (UNCOMPRESSED, 4, 0, false)]
@@ -859,7 +878,10 @@ mod tests {
         assert_eq!(mc.stored(0x100).map(|b| b.encoding), Some(ZEROS));
         assert_eq!(mc.read_block(0x17f).burst_count, 1);
         mc.write_block(0x100, &random()).unwrap();
-        assert_eq!(mc.stored(0x120), Some(StoredBlock { encoding: UNCOMPRESSED, compressed_bits: 1024, burst_count: 4 }));
+        assert_eq!(
+            mc.stored(0x120),
+            Some(StoredBlock { encoding: UNCOMPRESSED, compressed_bits: 1024, burst_count: 4 })
+        );
         assert_eq!(mc.read_block(0x100).burst_count, 4);
         assert_eq!(mc.block_addr(0x17f), 0x100);
     }
@@ -887,7 +909,8 @@ mod tests {
     fn metadata_misses_and_dirty_write_backs_cost_dram_accesses() {
         // 2 sets x 1 way of 32-byte lines, 2-bit metadata (the codec names 3
         // encodings): 128 blocks per line; lines alternate between sets.
-        let options = McOptions { mdc: MdcConfig { capacity_bytes: 64, assoc: 1, line_bytes: 32 }, ..Default::default() };
+        let options =
+            McOptions { mdc: MdcConfig { capacity_bytes: 64, assoc: 1, line_bytes: 32 }, ..Default::default() };
         let mut mc = controller_with(ZeroCodec::new(), options);
         let mdc = mc.metadata_cache().unwrap();
         assert_eq!((mdc.metadata_bits(), mdc.blocks_per_line(), mdc.num_sets()), (2, 128, 2));
@@ -899,7 +922,11 @@ mod tests {
         let r = mc.read_block(line(1));
         assert_eq!((r.metadata_miss, r.metadata_writeback_bytes), (true, 0), "line 1 goes to the other set");
         let r = mc.read_block(line(2));
-        assert_eq!((r.metadata_miss, r.metadata_fetch_bytes, r.metadata_writeback_bytes), (true, 32, 32), "evicts dirty line 0");
+        assert_eq!(
+            (r.metadata_miss, r.metadata_fetch_bytes, r.metadata_writeback_bytes),
+            (true, 32, 32),
+            "evicts dirty line 0"
+        );
         let r = mc.read_block(line(0));
         assert_eq!((r.metadata_miss, r.metadata_writeback_bytes), (true, 0), "line 2 was clean");
         assert_eq!(r.encoding, ZEROS, "metadata survives eviction in the backing store");
@@ -966,7 +993,10 @@ mod tests {
     fn codec_errors_and_bad_outputs_are_reported() {
         let mut mc = zero_mc();
         let err = mc.write_block(0x80, &[0u8; 64]).unwrap_err();
-        assert!(matches!(err, McError::Codec { addr: 0x80, source: CodecError::WrongBlockSize { expected: 128, got: 64 }, .. }));
+        assert!(matches!(
+            err,
+            McError::Codec { addr: 0x80, source: CodecError::WrongBlockSize { expected: 128, got: 64 }, .. }
+        ));
         assert!(err.to_string().contains("'zero_test' failed on block 0x80"), "{err}");
         let mut bad = controller_with(ZeroCodec { bad_sizes: true, ..ZeroCodec::new() }, McOptions::default());
         let err = bad.write_block(0, &zeros()).unwrap_err();
@@ -981,7 +1011,8 @@ mod tests {
         assert_eq!(mc.stats().sampling_ends, 1);
         let err = mc.end_sampling().unwrap_err();
         assert!(err.to_string().contains("zero_test") && err.to_string().contains("already ended"), "{err}");
-        let mut none = MemoryController::new(&CodecSpec::new("none", Geometry::default()), McOptions::default()).unwrap();
+        let mut none =
+            MemoryController::new(&CodecSpec::new("none", Geometry::default()), McOptions::default()).unwrap();
         assert!(none.end_sampling().is_ok(), "codecs that do not sample ignore it");
     }
 
@@ -1001,7 +1032,9 @@ mod tests {
     }
 
     fn real_mc(codec: &str) -> MemoryController {
-        let mut mc = MemoryController::new(&CodecSpec::parse(codec, Geometry::default()).unwrap(), McOptions::default()).unwrap();
+        let mut mc =
+            MemoryController::new(&CodecSpec::parse(codec, Geometry::default()).unwrap(), McOptions::default())
+                .unwrap();
         mc.set_energy_params(round_energy());
         mc
     }
@@ -1116,7 +1149,11 @@ mod tests {
         assert!(!mc.is_sampling(), "the 4th block closed the window");
         let stats = mc.stats();
         assert_eq!((stats.sampling_ends, stats.sampling_blocks, stats.sampling_raw_blocks), (1, 4, 4));
-        assert_eq!((stats.energy.compress_pj, stats.energy.copy_compress_pj), (0.0, 0.0), "sampling runs no compressor");
+        assert_eq!(
+            (stats.energy.compress_pj, stats.energy.copy_compress_pj),
+            (0.0, 0.0),
+            "sampling runs no compressor"
+        );
         let after = mc.write_block(128 * 4, &small_ints(9)).unwrap();
         assert_ne!(after.encoding, UNCOMPRESSED, "after the window E2MC compresses with its table");
         let stats = mc.stats();
@@ -1142,7 +1179,8 @@ mod tests {
         let stats = mc.stats();
         assert_eq!((stats.sampling_blocks, stats.sampling_raw_blocks, stats.writes.blocks), (10, 10, 11));
         // Without a window nothing is counted.
-        let mut plain = MemoryController::new(&CodecSpec::new("mag_bdi", Geometry::default()), McOptions::default()).unwrap();
+        let mut plain =
+            MemoryController::new(&CodecSpec::new("mag_bdi", Geometry::default()), McOptions::default()).unwrap();
         plain.write_block(0, &small_ints(1)).unwrap();
         assert_eq!(plain.stats().sampling_blocks, 0);
         assert!(!plain.is_sampling());

@@ -281,7 +281,6 @@ impl EnergyModel {
     pub fn write_bursts_pj(&self, bursts: usize) -> f64 {
         bursts as f64 * self.write_burst_pj
     }
-
 }
 
 /// Energy spent so far, by component, in pJ. Plain sums: merge adds them.

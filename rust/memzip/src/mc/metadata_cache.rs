@@ -144,9 +144,9 @@ impl MetadataCache {
             return Err(ConfigError::new("mdc_assoc", "0", "at least 1 way"));
         }
         // Checked arithmetic: these come straight from user flags.
-        let line_bits = line_bytes
-            .checked_mul(8)
-            .ok_or_else(|| ConfigError::new("mdc_line_bytes", line_bytes.to_string(), "a line size that fits in memory"))?;
+        let line_bits = line_bytes.checked_mul(8).ok_or_else(|| {
+            ConfigError::new("mdc_line_bytes", line_bytes.to_string(), "a line size that fits in memory")
+        })?;
         let set_bytes = line_bytes.saturating_mul(assoc);
         if capacity_bytes == 0 || capacity_bytes % line_bytes != 0 || capacity_bytes < set_bytes {
             return Err(ConfigError::new(
@@ -325,7 +325,10 @@ mod tests {
         assert_eq!(bad(MdcConfig { assoc: 0, ..d }, 2), "mdc_assoc");
         assert_eq!(bad(MdcConfig { assoc: 3, ..d }, 2), "mdc_assoc", "3 ways do not divide 128 lines");
         let err = MetadataCache::new(MdcConfig { assoc: 3, ..d }, 2).unwrap_err();
-        assert_eq!(err.to_string(), "invalid mdc_assoc '3': expected a divisor of the 128 lines (16384 bytes / 128-byte lines)");
+        assert_eq!(
+            err.to_string(),
+            "invalid mdc_assoc '3': expected a divisor of the 128 lines (16384 bytes / 128-byte lines)"
+        );
         assert_eq!(bad(MdcConfig { line_bytes: 0, ..d }, 2), "mdc_line_bytes");
         assert_eq!(bad(d, 0), "metadata_bits");
         assert_eq!(bad(d, 1025), "metadata_bits");

@@ -417,8 +417,10 @@ impl McStats {
     /// `name = value` style gpgpu-sim prints its own statistics in.
     pub fn to_text(&self, prefix: &str) -> String {
         let fmt_ratio = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
-        let fmt_map = |m: &BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ");
-        let sizes = self.all_compressed().mag_sizes.iter().map(|(k, v)| format!("{k}B:{v}")).collect::<Vec<_>>().join(" ");
+        let fmt_map =
+            |m: &BTreeMap<String, u64>| m.iter().map(|(k, v)| format!("{k}:{v}")).collect::<Vec<_>>().join(" ");
+        let sizes =
+            self.all_compressed().mag_sizes.iter().map(|(k, v)| format!("{k}B:{v}")).collect::<Vec<_>>().join(" ");
         let energy = self.energy();
         let lines = [
             ("codec", self.codec.clone()),

@@ -42,7 +42,6 @@ mod pairs;
 pub mod table;
 mod word_counts;
 
-
 pub use entropy::{shannon_bound, ShannonBound};
 pub use table::{CodeTable, MfvEntry, Sampler};
 
@@ -205,7 +204,8 @@ impl Coder {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let symbol_bits = table.symbol_bits;
-        let mfv_values: Vec<u32> = if uses_mfv(symbol_bits) { table.mfv.iter().map(|e| e.value).collect() } else { Vec::new() };
+        let mfv_values: Vec<u32> =
+            if uses_mfv(symbol_bits) { table.mfv.iter().map(|e| e.value).collect() } else { Vec::new() };
         let escape = mfv_values.len() as u32;
         let packed = |code: &CanonicalCode, symbol: usize| {
             let (bits, len) = code.code(symbol);
@@ -229,8 +229,7 @@ impl Coder {
                     for value in 0..256 {
                         let (low, low_len) = low_code.code(value & 0x0f);
                         let (high, high_len) = high_code.code(value >> 4);
-                        entries[(byte_position << 8) | value] =
-                            pack_code((low << high_len) | high, low_len + high_len);
+                        entries[(byte_position << 8) | value] = pack_code((low << high_len) | high, low_len + high_len);
                     }
                 }
                 (0, EncodeTable::PerByte(entries))
@@ -505,7 +504,8 @@ fn code_ways_of<const SYMBOL_BITS: u32>(
             // one write when they fit in 64 bits (16-bit symbols: up to 2 x
             // (20 + 16) bits with escapes, so not always).
             for k in (0..per_word).step_by(2) {
-                let (first, second) = ((word >> (k as u32 * SYMBOL_BITS)) & mask, (word >> ((k as u32 + 1) * SYMBOL_BITS)) & mask);
+                let (first, second) =
+                    ((word >> (k as u32 * SYMBOL_BITS)) & mask, (word >> ((k as u32 + 1) * SYMBOL_BITS)) & mask);
                 let ((code1, len1), (code2, len2)) = (lookup(k, first), lookup(k + 1, second));
                 bits += (len1 + len2) as usize;
                 if len1 + len2 <= 64 {

@@ -26,8 +26,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use serde::{Deserialize, Serialize};
 
 use super::huffman::{kraft_scaled, limited_lengths, MAX_CODE_LEN};
-use crate::error::ConfigError;
 use super::word_counts::WordCounts;
+use crate::error::ConfigError;
 
 /// Symbol lengths E2MC evaluates (Section III-B1).
 pub const SYMBOL_BITS: [u32; 4] = [4, 8, 16, 32];
