@@ -13,8 +13,8 @@
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
 # in here from sim.log for runs made before sim-run.sh wrote it). A run already
 # in TO_DIR keeps its files; only small files it lacks are added (analyses
-# redone later with `bench.sh analyze`). `memzip sweep SPEC --out TO_DIR` then
-# skips the collected runs.
+# redone later with `bench.sh analyze`; a power report only if it has none).
+# `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -34,6 +34,17 @@ small_files() {
     done
 }
 
+# has_file RUN_DIR FILE: whether RUN_DIR holds FILE. The power report's name
+# carries the time it was written, so a rerun's report is another name for the
+# one the run has: a directory with two is refused by `memzip table`.
+has_file() {
+    if [[ "$2" == gpgpusim_power_report__*.log ]]; then
+        compgen -G "$1/gpgpusim_power_report__*.log" >/dev/null
+    else
+        [[ -e "$1/$2" ]]
+    fi
+}
+
 collected=0 added=0
 for run in "$from"/*/; do
     run=${run%/}
@@ -41,7 +52,7 @@ for run in "$from"/*/; do
     [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
     if [[ -e "$to/$id" ]]; then
         for file in $(small_files "$run"); do
-            [[ -e "$to/$id/$file" ]] || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
+            has_file "$to/$id" "$file" || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
         done
         continue
     fi

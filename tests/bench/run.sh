@@ -182,7 +182,8 @@ verdict gen-heartwall-sizes-tiny "tiny's 4 / 10 / 4 accepted, sizes written" eva
 
 # collect-runs.sh: finished runs' small files are copied (no sim.log, no
 # trace), unfinished and failed runs are not, a collected run keeps its
-# files and gains only the ones it lacks.
+# files and gains only the ones it lacks (a rerun's power report, named by
+# its time, is not a second report).
 mkdir -p "$work/from/a-none" "$work/from/b-bdi.failed" "$work/from/.tmp-c-none" "$work/to"
 for f in run.json stats.json analyze.json analyze-mag16.json sim.log trace.zst; do echo "new $f" >"$work/from/a-none/$f"; done
 echo '{"codec": "none", "cycles": 7}' >"$work/from/a-none/run.json"
@@ -196,11 +197,14 @@ collect_first() {
 verdict collect-runs-small-files "finished runs' small files only" collect_first
 echo "committed" >"$work/to/a-none/stats.json"; rm "$work/to/a-none/analyze-mag16.json"
 echo "new" >"$work/from/a-none/analyze-bases.json"
+echo "committed" >"$work/to/a-none/gpgpusim_power_report__Mon-Nov-23-13-04-40-2026.log"
+echo "rerun" >"$work/from/a-none/gpgpusim_power_report__Tue-Nov-24-13-14-11-2026.log"
 collect_again() {
     collect && [[ "$(cat "$work/to/a-none/stats.json")" == committed ]] &&
-        [[ -f "$work/to/a-none/analyze-mag16.json" && -f "$work/to/a-none/analyze-bases.json" ]]
+        [[ -f "$work/to/a-none/analyze-mag16.json" && -f "$work/to/a-none/analyze-bases.json" ]] &&
+        [[ "$(cat "$work/to/a-none/"gpgpusim_power_report__*.log)" == committed ]]
 }
-verdict collect-runs-adds-missing "a collected run keeps its files, gains missing ones" collect_again
+verdict collect-runs-adds-missing "a collected run keeps its files (its power report too), gains missing ones" collect_again
 
 gpgpusim_paths dev
 if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
