@@ -21,8 +21,7 @@
 use std::cell::RefCell;
 
 use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
@@ -290,14 +289,6 @@ impl Codec for Adaptive {
         self.geometry
     }
 
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
-    }
-
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
         let candidate = if self.position < self.sample_blocks {
@@ -418,7 +409,6 @@ impl Codec for Adaptive {
 mod tests {
     use super::*;
     use crate::bits::BitWriter;
-    use crate::codec::decode_uncompressed;
     use crate::codec::none::NoCompression;
     use crate::codec::test_support::{assert_round_trips, structured_block};
     use proptest::prelude::*;
@@ -438,23 +428,26 @@ mod tests {
         fn geometry(&self) -> Geometry {
             self.geometry
         }
-        fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-            if block.iter().all(|&b| b == block[0]) {
+        fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+            *out = if block.iter().all(|&b| b == block[0]) {
                 let mut w = BitWriter::new();
                 w.write(block[0] as u64, 8);
-                Ok(CompressedBlock::from_bits(1, w, self.geometry))
+                CompressedBlock::from_bits(1, w, self.geometry)
             } else {
-                Ok(CompressedBlock::uncompressed(block, self.geometry))
-            }
+                CompressedBlock::uncompressed(block, self.geometry)
+            };
+            Ok(())
         }
-        fn decompress(&self, c: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        fn decompress_into(&self, c: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+            check_block_size(out, self.geometry)?;
             match c.encoding {
-                0 => decode_uncompressed(c, self.geometry),
+                0 => decode_uncompressed_into(c, self.geometry, out),
                 1 => {
                     let mut r = c.reader()?;
                     let byte = r.read(8)? as u8;
                     r.expect_end()?;
-                    Ok(vec![byte; self.geometry.block_bytes()])
+                    out.fill(byte);
+                    Ok(())
                 }
                 e => Err(CodecError::UnknownEncoding(e)),
             }

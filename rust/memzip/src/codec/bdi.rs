@@ -52,8 +52,8 @@
 //!   rejects everything.
 
 use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, words, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, words, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
+    UNCOMPRESSED,
 };
 use crate::bits::{sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
@@ -427,14 +427,6 @@ impl Codec for Bdi {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     /// Sizes every encoding (paper 002 Sec. III: all are tried, the smallest

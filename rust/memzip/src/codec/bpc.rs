@@ -100,8 +100,8 @@
 //! format, not a snapping of BPC's), so there is no `mag_aware` knob.
 
 use super::{
-    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
+    UNCOMPRESSED,
 };
 use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
 use crate::error::CodecError;
@@ -485,14 +485,6 @@ impl Codec for Bpc {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {

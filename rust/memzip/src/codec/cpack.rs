@@ -42,8 +42,7 @@
 //! (`cpack_z` only). A block is kept compressed only when that saves a burst.
 
 use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::bits::{window_at, BitReader, BlockBitWriter, BLOCK_WRITER_BYTES};
 use crate::error::CodecError;
@@ -457,14 +456,6 @@ impl Codec for CPack {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     /// Writes the word stream while sizing it (one dictionary pass), then

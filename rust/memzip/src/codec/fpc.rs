@@ -46,8 +46,7 @@ use std::str::FromStr;
 
 use super::registry::CodecSpec;
 use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 #[cfg(test)]
 use crate::bits::fits_signed;
@@ -659,14 +658,6 @@ impl Codec for Fpc {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     /// Writes the token stream in one pass, then keeps it only if it saves

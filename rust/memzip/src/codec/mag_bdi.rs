@@ -62,8 +62,7 @@ use std::str::FromStr;
 use super::bdi::BaseDelta;
 use super::registry::CodecSpec;
 use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
@@ -204,14 +203,6 @@ impl Codec for MagBdi {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {

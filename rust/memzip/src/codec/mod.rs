@@ -185,28 +185,30 @@ pub trait Codec: Send {
 
     fn geometry(&self) -> Geometry;
 
-    /// Encodes one block of `geometry().block_bytes()` bytes.
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError>;
+    /// Encodes one block of `geometry().block_bytes()` bytes into a
+    /// caller-owned block whose payload buffer is reused: the allocation-free
+    /// form the memory controller, the FFI and `analyze` call, and the one
+    /// every codec implements.
+    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError>;
 
-    /// Decodes a block back to exactly the original bytes. Corrupt or
-    /// truncated input is an error, never a panic.
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError>;
+    /// Decodes a block back to exactly the original bytes into `out`, which
+    /// must be exactly one block long. Corrupt or truncated input is an error,
+    /// never a panic.
+    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError>;
 
-    /// [`Codec::compress`] into a caller-owned block whose payload buffer is
-    /// reused: the allocation-free form the memory controller, the FFI and
-    /// `analyze` call. Same result, same state change as `compress`.
-    fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
-        *out = self.compress(block)?;
-        Ok(())
+    /// [`Codec::compress_into`] into a new block: same result, same state change.
+    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
+        // Room for a raw block and the writer's last 8-byte store: one allocation.
+        let mut out = CompressedBlock { payload: Vec::with_capacity(block.len() + 8), ..CompressedBlock::default() };
+        self.compress_into(block, &mut out)?;
+        Ok(out)
     }
 
-    /// [`Codec::decompress`] into `out`, which must be exactly one block long.
-    fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
-        check_block_size(out, self.geometry())?;
-        let decoded = self.decompress(compressed)?;
-        check_block_size(&decoded, self.geometry())?;
-        out.copy_from_slice(&decoded);
-        Ok(())
+    /// [`Codec::decompress_into`] into a new buffer of one block.
+    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        let mut out = vec![0; self.geometry().block_bytes()];
+        self.decompress_into(compressed, &mut out)?;
+        Ok(out)
     }
 
     /// The encoding and size [`Codec::compress`] would return for `block`,
@@ -272,21 +274,6 @@ pub fn check_block_size(block: &[u8], geometry: Geometry) -> Result<(), CodecErr
     } else {
         Err(CodecError::WrongBlockSize { expected: geometry.block_bytes(), got: block.len() })
     }
-}
-
-/// `compress` for codecs that implement `compress_into`.
-pub fn compress_via_into<C: Codec + ?Sized>(codec: &mut C, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-    // Room for a raw block and the writer's last 8-byte store: one allocation.
-    let mut out = CompressedBlock { payload: Vec::with_capacity(block.len() + 8), ..CompressedBlock::default() };
-    codec.compress_into(block, &mut out)?;
-    Ok(out)
-}
-
-/// `decompress` for codecs that implement `decompress_into`.
-pub fn decompress_via_into<C: Codec + ?Sized>(codec: &C, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-    let mut out = vec![0; codec.geometry().block_bytes()];
-    codec.decompress_into(compressed, &mut out)?;
-    Ok(out)
 }
 
 /// Decodes the shared uncompressed encoding into `out` (one block long).

@@ -1,9 +1,6 @@
 //! The baseline: every block is stored uncompressed.
 
-use super::{
-    check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, Latency, UNCOMPRESSED,
-};
+use super::{check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, Latency, UNCOMPRESSED};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
 
@@ -25,14 +22,6 @@ impl Codec for NoCompression {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {

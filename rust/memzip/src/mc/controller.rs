@@ -679,36 +679,9 @@ mod tests {
                 sampling_ended: false,
             }
         }
-    }
 
-    impl Codec for ZeroCodec {
-        fn name(&self) -> &str {
-            "zero_test"
-        }
-
-        fn geometry(&self) -> Geometry {
-            self.geometry
-        }
-
-        fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-            check_block_size(block, self.geometry)?;
-            let half = block.len() / 2;
-            let mut c = if block.iter().all(|&b| b == 0) {
-                CompressedBlock::from_bits(ZEROS, BitWriter::new(), self.geometry)
-            } else if block[half..].iter().all(|&b| b == 0) {
-                let mut w = BitWriter::new();
-                w.write_bytes(&block[..half]);
-                CompressedBlock::or_uncompressed(LOW_HALF, w, block, self.geometry)
-            } else {
-                CompressedBlock::uncompressed(block, self.geometry)
-            };
-            if self.bad_sizes {
-                c.burst_count += 1;
-            }
-            Ok(c)
-        }
-
-        fn decompress(&self, c: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
+        /// The decoder, into a new buffer (`decompress_into` copies it).
+        fn decode(&self, c: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
             if self.fail_decode {
                 return Err(CodecError::Corrupt("test decoder always fails".into()));
             }
@@ -723,6 +696,41 @@ mod tests {
                 }
                 other => Err(CodecError::UnknownEncoding(other)),
             }
+        }
+    }
+
+    impl Codec for ZeroCodec {
+        fn name(&self) -> &str {
+            "zero_test"
+        }
+
+        fn geometry(&self) -> Geometry {
+            self.geometry
+        }
+
+        fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
+            check_block_size(block, self.geometry)?;
+            let half = block.len() / 2;
+            let mut c = if block.iter().all(|&b| b == 0) {
+                CompressedBlock::from_bits(ZEROS, BitWriter::new(), self.geometry)
+            } else if block[half..].iter().all(|&b| b == 0) {
+                let mut w = BitWriter::new();
+                w.write_bytes(&block[..half]);
+                CompressedBlock::or_uncompressed(LOW_HALF, w, block, self.geometry)
+            } else {
+                CompressedBlock::uncompressed(block, self.geometry)
+            };
+            if self.bad_sizes {
+                c.burst_count += 1;
+            }
+            *out = c;
+            Ok(())
+        }
+
+        fn decompress_into(&self, c: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
+            check_block_size(out, self.geometry)?;
+            out.copy_from_slice(&self.decode(c)?);
+            Ok(())
         }
 
         fn latency(&self) -> Latency {

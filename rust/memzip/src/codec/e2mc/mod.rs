@@ -50,8 +50,8 @@ use self::pairs::{pair_table, unpack_pair, PairEntry, PAIR_BITS};
 use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
 use super::registry::CodecSpec;
 use super::{
-    bits_to_name, check_block_size, compress_via_into, decode_uncompressed_into, decompress_via_into, BlockSize, Codec,
-    CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    bits_to_name, check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
+    UNCOMPRESSED,
 };
 use crate::bits::{load_be, peek_bits, BitWriter};
 use crate::error::{CodecError, ConfigError};
@@ -791,14 +791,6 @@ impl Codec for E2mc {
 
     fn geometry(&self) -> Geometry {
         self.geometry
-    }
-
-    fn compress(&mut self, block: &[u8]) -> Result<CompressedBlock, CodecError> {
-        compress_via_into(self, block)
-    }
-
-    fn decompress(&self, compressed: &CompressedBlock) -> Result<Vec<u8>, CodecError> {
-        decompress_via_into(self, compressed)
     }
 
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
