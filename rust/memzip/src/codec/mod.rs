@@ -297,13 +297,6 @@ pub fn decode_uncompressed_into(
     Ok(())
 }
 
-/// Decodes the shared uncompressed encoding.
-pub fn decode_uncompressed(compressed: &CompressedBlock, geometry: Geometry) -> Result<Vec<u8>, CodecError> {
-    let mut out = vec![0; geometry.block_bytes()];
-    decode_uncompressed_into(compressed, geometry, &mut out)?;
-    Ok(out)
-}
-
 /// Little-endian words of `width_bytes` (1, 2, 4 or 8) from a block: GPUs are
 /// little-endian, so a 4-byte int in memory is a 4-byte LE word here.
 pub fn words(block: &[u8], width_bytes: usize) -> impl Iterator<Item = u64> + '_ {
