@@ -71,6 +71,63 @@ struct Figure {
     reference: Option<f64>,
 }
 
+/// The report's per-program figures, in the order summary.md shows them.
+const FIGURES: [Figure; 7] = [
+    Figure {
+        file: "effective_cr.svg",
+        title: "Effective compression ratio (at MAG)",
+        y_label: "effective CR (x)",
+        metric: |r| r.run.effective_cr,
+        reference: Some(1.0),
+    },
+    Figure {
+        file: "raw_cr.svg",
+        title: "Raw compression ratio",
+        y_label: "raw CR (x)",
+        metric: |r| r.run.raw_cr,
+        reference: Some(1.0),
+    },
+    Figure {
+        file: "speedup.svg",
+        title: "Speedup over no compression",
+        y_label: "speedup (x, simulated cycles)",
+        metric: |r| r.speedup,
+        reference: Some(1.0),
+    },
+    Figure {
+        file: "dram_traffic.svg",
+        title: "DRAM traffic relative to no compression",
+        y_label: "DRAM bytes (% of none)",
+        metric: |r| r.dram_percent_of_none,
+        reference: Some(100.0),
+    },
+    Figure {
+        file: "energy.svg",
+        title: "Energy relative to no compression (DRAM + codec + metadata cache)",
+        y_label: "energy (% of none)",
+        metric: |r| r.energy_percent_of_none,
+        reference: Some(100.0),
+    },
+    Figure {
+        file: "edp.svg",
+        title: "Energy-delay product relative to no compression",
+        y_label: "EDP (% of none)",
+        metric: |r| r.edp_percent_of_none,
+        reference: Some(100.0),
+    },
+    Figure {
+        file: "mdc_hit_rate.svg",
+        title: "Metadata-cache hit rate",
+        y_label: "hits (% of lookups)",
+        metric: |r| r.run.mdc_hit_rate.map(|h| 100.0 * h),
+        reference: None,
+    },
+];
+
+/// The figures the papers draw for memory-bound programs only (paper 002 §V-C), drawn again
+/// over those alone.
+const MEMORY_BOUND_FIGURES: [&str; 2] = ["effective_cr.svg", "speedup.svg"];
+
 /// One figure: groups along x, one bar per series in each group.
 pub struct BarChart<'a> {
     pub title: &'a str,
@@ -756,7 +813,60 @@ fn record_program(record: &RunRecord) -> Option<String> {
 
 /// Writes the report files into `out` and returns their paths.
 pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Vec<PathBuf>, String> {
+    let (rows, superseded) = load_report_rows(results, options)?;
+    fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut written = Vec::new();
+    let mut write = |name: &str, text: String| -> Result<(), String> {
+        let path = out.join(name);
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+        Ok(())
+    };
+
     let memory_bound_utilization = options.memory_bound_utilization;
+    let mut summary = String::from("# memzip report\n\n");
+    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    summary.push_str(&superseded_section(&superseded));
+    summary.push_str(&geomean_table(&rows));
+    summary.push_str(&bound_section(&rows, memory_bound_utilization));
+    summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));
+    summary.push_str(&sensitivity_section(&rows)?);
+    summary.push_str(&energy_section(&rows));
+    summary.push_str(&gpu_energy_section(&rows));
+    summary.push_str("\n## Runs\n\n```\n");
+    summary.push_str(&table::render_text(&rows));
+    summary.push_str("```\n\n## Figures\n\n");
+    for figure in &FIGURES {
+        let (groups, series) = per_program(&rows, figure.metric);
+        let chart =
+            BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
+        write(figure.file, chart.to_svg())?;
+        let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
+    }
+    // The papers' speedup figures show memory-bound programs (paper 002 §V-C): the
+    // effective CR and speedup of those alone, where the results have any.
+    let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
+    if !memory_rows.is_empty() {
+        for figure in FIGURES.iter().filter(|f| MEMORY_BOUND_FIGURES.contains(&f.file)) {
+            let (groups, series) = per_program(&memory_rows, figure.metric);
+            let title = format!("{} (memory-bound programs)", figure.title);
+            let file = figure.file.replace(".svg", "-memory-bound.svg");
+            let chart =
+                BarChart { title: &title, y_label: figure.y_label, groups, series, reference: figure.reference };
+            write(&file, chart.to_svg())?;
+            let _ = writeln!(summary, "![{title}]({file})\n");
+        }
+    }
+    write("size_distribution.svg", size_distribution_chart(&rows)?.to_svg())?;
+    let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
+    write("summary.csv", table::render_csv(&rows))?;
+    write("summary.md", summary)?;
+    Ok(written)
+}
+
+/// The rows the report covers (`--program`), and the run directories left out because an
+/// older timing model made them.
+fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>, Vec<PathBuf>), String> {
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
     for dir in run_dirs(results)? {
@@ -779,116 +889,24 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
             return Err(format!("--program '{program}': no run of it in {}", results.display()));
         }
     }
-    fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let mut written = Vec::new();
-    let mut write = |name: &str, text: String| -> Result<(), String> {
-        let path = out.join(name);
-        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        written.push(path);
-        Ok(())
-    };
+    Ok((rows, superseded))
+}
 
-    let figures = [
-        Figure {
-            file: "effective_cr.svg",
-            title: "Effective compression ratio (at MAG)",
-            y_label: "effective CR (x)",
-            metric: |r| r.run.effective_cr,
-            reference: Some(1.0),
-        },
-        Figure {
-            file: "raw_cr.svg",
-            title: "Raw compression ratio",
-            y_label: "raw CR (x)",
-            metric: |r| r.run.raw_cr,
-            reference: Some(1.0),
-        },
-        Figure {
-            file: "speedup.svg",
-            title: "Speedup over no compression",
-            y_label: "speedup (x, simulated cycles)",
-            metric: |r| r.speedup,
-            reference: Some(1.0),
-        },
-        Figure {
-            file: "dram_traffic.svg",
-            title: "DRAM traffic relative to no compression",
-            y_label: "DRAM bytes (% of none)",
-            metric: |r| r.dram_percent_of_none,
-            reference: Some(100.0),
-        },
-        Figure {
-            file: "energy.svg",
-            title: "Energy relative to no compression (DRAM + codec + metadata cache)",
-            y_label: "energy (% of none)",
-            metric: |r| r.energy_percent_of_none,
-            reference: Some(100.0),
-        },
-        Figure {
-            file: "edp.svg",
-            title: "Energy-delay product relative to no compression",
-            y_label: "EDP (% of none)",
-            metric: |r| r.edp_percent_of_none,
-            reference: Some(100.0),
-        },
-        Figure {
-            file: "mdc_hit_rate.svg",
-            title: "Metadata-cache hit rate",
-            y_label: "hits (% of lookups)",
-            metric: |r| r.run.mdc_hit_rate.map(|h| 100.0 * h),
-            reference: None,
-        },
-    ];
-    let charts: Vec<_> = figures.iter().map(|f| per_program(&rows, f.metric)).collect();
-    let (_, codecs) = axes(&rows);
-    let mut summary = String::from("# memzip report\n\n");
-    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
-    summary.push_str(&superseded_section(&superseded));
-    summary.push_str(&geomean_table(&rows));
-    summary.push_str(&bound_section(&rows, memory_bound_utilization));
-    summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));
-    summary.push_str(&sensitivity_section(&rows)?);
-    summary.push_str(&energy_section(&rows));
-    summary.push_str(&gpu_energy_section(&rows));
-    summary.push_str("\n## Runs\n\n```\n");
-    summary.push_str(&table::render_text(&rows));
-    summary.push_str("```\n\n## Figures\n\n");
-    for (figure, (groups, series)) in figures.iter().zip(charts) {
-        let chart =
-            BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
-        write(figure.file, chart.to_svg())?;
-        let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
-    }
-    // The papers' speedup figures show memory-bound programs (paper 002 §V-C): the
-    // effective CR and speedup of those alone, where the results have any.
-    let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
-    if !memory_rows.is_empty() {
-        for figure in figures.iter().filter(|f| ["effective_cr.svg", "speedup.svg"].contains(&f.file)) {
-            let (groups, series) = per_program(&memory_rows, figure.metric);
-            let title = format!("{} (memory-bound programs)", figure.title);
-            let file = figure.file.replace(".svg", "-memory-bound.svg");
-            let chart =
-                BarChart { title: &title, y_label: figure.y_label, groups, series, reference: figure.reference };
-            write(&file, chart.to_svg())?;
-            let _ = writeln!(summary, "![{title}]({file})\n");
-        }
-    }
-
-    // Stored-size distribution over every program, per codec.
+/// Stored-size distribution over every program: one group per codec, one bar per stored size
+/// (% of that codec's stored blocks).
+fn size_distribution_chart(rows: &[Row]) -> Result<BarChart<'static>, String> {
     let mut by_codec: BTreeMap<&str, BTreeMap<u64, u64>> = BTreeMap::new();
-    for row in &rows {
+    for row in rows {
         let sizes = stored_sizes(Path::new(&row.run.dir))?;
         let entry = by_codec.entry(row.run.label.as_str()).or_default();
         for (size, count) in sizes {
             *entry.entry(size).or_insert(0) += count;
         }
     }
-    let all_sizes: Vec<u64> = {
-        let mut s: Vec<u64> = by_codec.values().flat_map(|m| m.keys().copied()).collect();
-        s.sort_unstable();
-        s.dedup();
-        s
-    };
+    let mut all_sizes: Vec<u64> = by_codec.values().flat_map(|m| m.keys().copied()).collect();
+    all_sizes.sort_unstable();
+    all_sizes.dedup();
+    let (_, codecs) = axes(rows);
     let size_series = all_sizes
         .iter()
         .map(|size| {
@@ -903,16 +921,11 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
             (format!("{size} B"), values)
         })
         .collect();
-    let chart = BarChart {
+    Ok(BarChart {
         title: "Stored block sizes at MAG granularity",
         y_label: "blocks (%)",
-        groups: codecs.clone(),
+        groups: codecs,
         series: size_series,
         reference: None,
-    };
-    write("size_distribution.svg", chart.to_svg())?;
-    let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
-    write("summary.csv", table::render_csv(&rows))?;
-    write("summary.md", summary)?;
-    Ok(written)
+    })
 }
