@@ -185,87 +185,101 @@ impl CodeTable {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bits = self.symbol_bits;
         check_symbol_bits("e2mc table symbol_bits", bits)?;
-        let cap = max_code_length(bits);
-        let length_ok = |l: u8| (1..=cap).contains(&l);
-        let expected_len = format!("a code length in 1..={cap} (every symbol needs a code)");
         if uses_mfv(bits) {
-            if !self.position_lengths.is_empty() {
-                return Err(ConfigError::new(
-                    "e2mc table position_lengths",
-                    "present",
-                    format!("absent for {bits}-bit symbols (they use mfv + escape_length)"),
-                ));
-            }
-            let escape = self.escape_length.ok_or_else(|| {
-                ConfigError::new(
-                    "e2mc table escape_length",
-                    "missing",
-                    format!("{expected_len} for {bits}-bit symbols"),
-                )
-            })?;
-            if !length_ok(escape) {
-                return Err(ConfigError::new("e2mc table escape_length", escape.to_string(), expected_len));
-            }
-            for (i, e) in self.mfv.iter().enumerate() {
-                if bits < 32 && e.value >> bits != 0 {
-                    return Err(ConfigError::new(
-                        format!("e2mc table mfv[{i}].value"),
-                        e.value.to_string(),
-                        format!("a {bits}-bit value"),
-                    ));
-                }
-                if !length_ok(e.length) {
-                    return Err(ConfigError::new(
-                        format!("e2mc table mfv[{i}].length"),
-                        e.length.to_string(),
-                        expected_len,
-                    ));
-                }
-                if i > 0 && self.mfv[i - 1].value >= e.value {
-                    return Err(ConfigError::new(
-                        format!("e2mc table mfv[{i}].value"),
-                        e.value.to_string(),
-                        "values sorted ascending without duplicates",
-                    ));
-                }
-            }
-            check_kraft("e2mc table mfv + escape_length", &self.code_lengths(0))
+            self.validate_mfv()
         } else {
-            if !self.mfv.is_empty() || self.escape_length.is_some() {
-                return Err(ConfigError::new(
-                    "e2mc table mfv/escape_length",
-                    "present",
-                    format!("absent for {bits}-bit symbols (they use position_lengths)"),
-                ));
-            }
-            let positions = positions_per_word(bits);
-            if self.position_lengths.len() != positions {
-                return Err(ConfigError::new(
-                    "e2mc table position_lengths",
-                    format!("{} lists", self.position_lengths.len()),
-                    format!("{positions} lists (one per {bits}-bit position in a 32-bit word)"),
-                ));
-            }
-            for (p, lengths) in self.position_lengths.iter().enumerate() {
-                if lengths.len() != 1 << bits {
-                    return Err(ConfigError::new(
-                        format!("e2mc table position_lengths[{p}]"),
-                        format!("{} lengths", lengths.len()),
-                        format!("{} lengths (one per {bits}-bit value)", 1u32 << bits),
-                    ));
-                }
-                if let Some(v) = lengths.iter().position(|&l| !length_ok(l)) {
-                    return Err(ConfigError::new(
-                        format!("e2mc table position_lengths[{p}][{v}]"),
-                        lengths[v].to_string(),
-                        expected_len,
-                    ));
-                }
-                check_kraft(&format!("e2mc table position_lengths[{p}]"), lengths)?;
-            }
-            Ok(())
+            self.validate_positions()
         }
     }
+
+    /// The MFV form (16- and 32-bit symbols): sorted values that fit the symbol, an escape code,
+    /// and lengths that make a prefix code.
+    fn validate_mfv(&self) -> Result<(), ConfigError> {
+        let bits = self.symbol_bits;
+        let (length_ok, expected_len) = length_rule(bits);
+        if !self.position_lengths.is_empty() {
+            return Err(ConfigError::new(
+                "e2mc table position_lengths",
+                "present",
+                format!("absent for {bits}-bit symbols (they use mfv + escape_length)"),
+            ));
+        }
+        let escape = self.escape_length.ok_or_else(|| {
+            ConfigError::new("e2mc table escape_length", "missing", format!("{expected_len} for {bits}-bit symbols"))
+        })?;
+        if !length_ok(escape) {
+            return Err(ConfigError::new("e2mc table escape_length", escape.to_string(), expected_len));
+        }
+        for (i, e) in self.mfv.iter().enumerate() {
+            if bits < 32 && e.value >> bits != 0 {
+                return Err(ConfigError::new(
+                    format!("e2mc table mfv[{i}].value"),
+                    e.value.to_string(),
+                    format!("a {bits}-bit value"),
+                ));
+            }
+            if !length_ok(e.length) {
+                return Err(ConfigError::new(
+                    format!("e2mc table mfv[{i}].length"),
+                    e.length.to_string(),
+                    expected_len,
+                ));
+            }
+            if i > 0 && self.mfv[i - 1].value >= e.value {
+                return Err(ConfigError::new(
+                    format!("e2mc table mfv[{i}].value"),
+                    e.value.to_string(),
+                    "values sorted ascending without duplicates",
+                ));
+            }
+        }
+        check_kraft("e2mc table mfv + escape_length", &self.code_lengths(0))
+    }
+
+    /// The per-position form (4- and 8-bit symbols): one complete prefix code per position.
+    fn validate_positions(&self) -> Result<(), ConfigError> {
+        let bits = self.symbol_bits;
+        let (length_ok, expected_len) = length_rule(bits);
+        if !self.mfv.is_empty() || self.escape_length.is_some() {
+            return Err(ConfigError::new(
+                "e2mc table mfv/escape_length",
+                "present",
+                format!("absent for {bits}-bit symbols (they use position_lengths)"),
+            ));
+        }
+        let positions = positions_per_word(bits);
+        if self.position_lengths.len() != positions {
+            return Err(ConfigError::new(
+                "e2mc table position_lengths",
+                format!("{} lists", self.position_lengths.len()),
+                format!("{positions} lists (one per {bits}-bit position in a 32-bit word)"),
+            ));
+        }
+        for (p, lengths) in self.position_lengths.iter().enumerate() {
+            if lengths.len() != 1 << bits {
+                return Err(ConfigError::new(
+                    format!("e2mc table position_lengths[{p}]"),
+                    format!("{} lengths", lengths.len()),
+                    format!("{} lengths (one per {bits}-bit value)", 1u32 << bits),
+                ));
+            }
+            if let Some(v) = lengths.iter().position(|&l| !length_ok(l)) {
+                return Err(ConfigError::new(
+                    format!("e2mc table position_lengths[{p}][{v}]"),
+                    lengths[v].to_string(),
+                    expected_len,
+                ));
+            }
+            check_kraft(&format!("e2mc table position_lengths[{p}]"), lengths)?;
+        }
+        Ok(())
+    }
+}
+
+/// Which code lengths a table may hold for `bits`-bit symbols, and the rule in words for errors.
+fn length_rule(bits: u32) -> (impl Fn(u8) -> bool, String) {
+    let cap = max_code_length(bits);
+    (move |l: u8| (1..=cap).contains(&l), format!("a code length in 1..={cap} (every symbol needs a code)"))
 }
 
 fn check_kraft(knob: &str, lengths: &[u8]) -> Result<(), ConfigError> {
