@@ -42,23 +42,6 @@ pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
-/// Blocks per stored size in bytes (write-backs and copies) of one run.
-fn stored_sizes(dir: &Path) -> Result<BTreeMap<u64, u64>, String> {
-    let path = dir.join("stats.json");
-    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let stats: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut sizes = BTreeMap::new();
-    for part in ["writes", "memcpy"] {
-        if let Some(map) = stats["total"][part]["mag_sizes"].as_object() {
-            for (size, count) in map {
-                let size: u64 = size.parse().map_err(|_| format!("{}: bad size key '{size}'", path.display()))?;
-                *sizes.entry(size).or_insert(0) += count.as_u64().unwrap_or(0);
-            }
-        }
-    }
-    Ok(sizes)
-}
-
 /// A named row of bars, one value per group (None: no bar).
 pub type Series = (String, Vec<Option<f64>>);
 
@@ -857,7 +840,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
             let _ = writeln!(summary, "![{title}]({file})\n");
         }
     }
-    write("size_distribution.svg", size_distribution_chart(&rows)?.to_svg())?;
+    write("size_distribution.svg", size_distribution_chart(&rows).to_svg())?;
     let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
     write("summary.csv", table::render_csv(&rows))?;
     write("summary.md", summary)?;
@@ -894,12 +877,11 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>
 
 /// Stored-size distribution over every program: one group per codec, one bar per stored size
 /// (% of that codec's stored blocks).
-fn size_distribution_chart(rows: &[Row]) -> Result<BarChart<'static>, String> {
+fn size_distribution_chart(rows: &[Row]) -> BarChart<'static> {
     let mut by_codec: BTreeMap<&str, BTreeMap<u64, u64>> = BTreeMap::new();
     for row in rows {
-        let sizes = stored_sizes(Path::new(&row.run.dir))?;
         let entry = by_codec.entry(row.run.label.as_str()).or_default();
-        for (size, count) in sizes {
+        for (&size, &count) in &row.run.stored_sizes {
             *entry.entry(size).or_insert(0) += count;
         }
     }
@@ -921,11 +903,11 @@ fn size_distribution_chart(rows: &[Row]) -> Result<BarChart<'static>, String> {
             (format!("{size} B"), values)
         })
         .collect();
-    Ok(BarChart {
+    BarChart {
         title: "Stored block sizes at MAG granularity",
         y_label: "blocks (%)",
         groups: codecs,
         series: size_series,
         reference: None,
-    })
+    }
 }

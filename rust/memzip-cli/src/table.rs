@@ -20,6 +20,7 @@
 //! energy plus memzip's codec and metadata-cache energy ("GPU total"), and
 //! its EDP, each also relative to the `none` run.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -62,6 +63,9 @@ pub struct Run {
     pub energy: Option<RunEnergy>,
     /// Whole-GPU energy from the simulator's power model, when it was on.
     pub gpu_power: Option<GpuEnergy>,
+    /// Blocks per stored size in bytes at the MAG, write-backs and copies
+    /// together (`total.{writes,memcpy}.mag_sizes`); empty in stats without it.
+    pub stored_sizes: BTreeMap<u64, u64>,
 }
 
 /// A run's energy (pJ) by component, from `total.energy` of `stats.json`.
@@ -227,6 +231,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let dram_utilization = optional(total, "dram_bandwidth_utilization", &stats_path, Value::as_f64, "a number")?;
     let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
+    let stored_sizes = stored_sizes(total, &stats_path)?;
 
     let cycles = from_log_or_run_json(dir, "cycles", "a count", last_total_cycles, Value::as_u64)?;
     let energy = run_energy(&stats, &stats_path)?;
@@ -274,7 +279,27 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         timing_model,
         energy,
         gpu_power,
+        stored_sizes,
     })
+}
+
+/// Blocks per stored size, summed over `writes` and `memcpy` of `total`.
+fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, String> {
+    let mut sizes = BTreeMap::new();
+    for part in ["writes", "memcpy"] {
+        let Some(map) = total.get(part).and_then(|p| p.get("mag_sizes")).and_then(Value::as_object) else {
+            continue;
+        };
+        for (size, count) in map {
+            let key = format!("total.{part}.mag_sizes.{size}");
+            let size: u64 = size.parse().map_err(|_| format!("{}: `{key}` is not a size in bytes", file.display()))?;
+            let count = count
+                .as_u64()
+                .ok_or_else(|| format!("{}: field `{key}` is not a non-negative integer", file.display()))?;
+            *sizes.entry(size).or_insert(0) += count;
+        }
+    }
+    Ok(sizes)
 }
 
 /// `total.energy`, or `None` for stats written before memzip had an energy model.
@@ -542,6 +567,7 @@ mod tests {
             timing_model: None,
             energy: None,
             gpu_power: None,
+            stored_sizes: BTreeMap::new(),
         }
     }
 

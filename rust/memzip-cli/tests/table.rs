@@ -127,6 +127,18 @@ fn library_reads_the_same_numbers() {
     assert_eq!((fpc.speedup, fpc.run.output_ok, fpc.run.wall_seconds), (Some(0.8), Some(false), Some(20.0)));
     let orphan = load_run(&dir.join("orphan")).unwrap();
     assert_eq!((orphan.program, orphan.label.as_str(), orphan.output_ok), (None, "cpack", None));
+    let bdi = load_run(&dir.join("vecadd-bdi")).unwrap();
+    assert_eq!(bdi.stored_sizes.into_iter().collect::<Vec<_>>(), [(64, 1024), (128, 1024)]);
+}
+
+/// Stored sizes count write-backs and copies together.
+#[test]
+fn stored_sizes_add_copies_to_write_backs() {
+    let tmp = common::temp_dir("table-stored-sizes");
+    let run = copy_run("vecadd-bdi", &tmp);
+    edit_last(&run.join("stats.json"), "\"mag_sizes\": {},", "\"mag_sizes\": {\"64\": 6, \"32\": 2},");
+    let sizes = load_run(&run).unwrap().stored_sizes;
+    assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [(32, 2), (64, 1030), (128, 1024)]);
 }
 
 /// A codec run of an older timing model says so in its label (`memzip
@@ -202,6 +214,11 @@ fn errors_name_the_file_and_what_is_missing() {
     edit_last(&run.join("stats.json"), "\"dram_bytes\": 786432", "\"dram_bytes\": \"lots\"");
     let err = error_of(&[&run]);
     assert!(err.contains("field `total.dram_bytes` is not a non-negative integer"), "{err}");
+
+    let run = copy_run("vecadd-bdi", &tmp);
+    edit_last(&run.join("stats.json"), "\"64\": 1024", "\"64\": -1");
+    let err = error_of(&[&run]);
+    assert!(err.contains("field `total.writes.mag_sizes.64` is not a non-negative integer"), "{err}");
 
     let run = copy_run("orphan", &tmp);
     std::fs::write(run.join("sim.log"), "GPGPU-Sim: crashed before the first kernel ended\n").unwrap();
