@@ -209,6 +209,36 @@ pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
     last.ok_or_else(|| format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
 }
 
+/// What the runner script's `run.json` says of a run; every field is
+/// optional, as is the file.
+#[derive(Default)]
+struct RunJson {
+    program: Option<String>,
+    codec: Option<String>,
+    output_ok: Option<bool>,
+    wall_seconds: Option<f64>,
+}
+
+impl RunJson {
+    fn read(dir: &Path) -> Result<Self, String> {
+        let path = dir.join("run.json");
+        if !path.exists() {
+            return Ok(Self::default());
+        }
+        let run = read_json(&path)?;
+        if !run.is_object() {
+            return Err(format!("{}: not a JSON object", path.display()));
+        }
+        let text = |v: &Value| v.as_str().map(str::to_string);
+        Ok(Self {
+            program: optional(&run, "program", &path, text, "a string")?,
+            codec: optional(&run, "codec", &path, text, "a string")?,
+            output_ok: optional(&run, "output_ok", &path, Value::as_bool, "true or false")?,
+            wall_seconds: optional(&run, "wall_seconds", &path, Value::as_f64, "a number")?,
+        })
+    }
+}
+
 /// Reads one run directory.
 pub fn load_run(dir: &Path) -> Result<Run, String> {
     if !dir.is_dir() {
@@ -237,20 +267,8 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = power::load(dir, energy.and_then(|e| e.core_hz))?;
 
-    let run_path = dir.join("run.json");
-    let (mut program, mut label, mut output_ok, mut wall_seconds) = (None, None, None, None);
-    if run_path.exists() {
-        let run = read_json(&run_path)?;
-        if !run.is_object() {
-            return Err(format!("{}: not a JSON object", run_path.display()));
-        }
-        let text = |v: &Value| v.as_str().map(str::to_string);
-        program = optional(&run, "program", &run_path, text, "a string")?;
-        label = optional(&run, "codec", &run_path, text, "a string")?;
-        output_ok = optional(&run, "output_ok", &run_path, Value::as_bool, "true or false")?;
-        wall_seconds = optional(&run, "wall_seconds", &run_path, Value::as_f64, "a number")?;
-    }
-    let mut label = label.unwrap_or_else(|| stats_codec.clone());
+    let RunJson { program, codec, output_ok, wall_seconds } = RunJson::read(dir)?;
+    let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
     if let Some(variant) = record.as_ref().and_then(|record| record.variant.as_ref()) {
         label = format!("{label} [{variant}]");
