@@ -26,8 +26,8 @@ fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
 }
 
 /// One dict per run: the columns of ``memzip table --csv`` plus
-/// ``stats_codec``; speedup and DRAM traffic relative to the ``none`` run of
-/// the same program.
+/// ``stats_codec`` and ``stored_sizes``; speedup and DRAM traffic relative
+/// to the ``none`` run of the same program.
 #[pyfunction]
 fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     guard(|| {
@@ -70,6 +70,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("gpu_total_energy_percent_of_none", row.gpu_energy_percent_of_none)?;
                 dict.set_item("gpu_edp_js", run.gpu_edp_js())?;
                 dict.set_item("gpu_edp_percent_of_none", row.gpu_edp_percent_of_none)?;
+                dict.set_item("stored_sizes", &run.stored_sizes)?;
                 Ok(dict)
             })
             .collect()

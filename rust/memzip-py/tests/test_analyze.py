@@ -104,6 +104,8 @@ def test_load_runs_frame_and_single_directories():
     assert vecadd.loc["bdi", "speedup"] > 1.0
     one = memzip.load_runs([RUNS / "vecadd-none", RUNS / "vecadd-bdi"], as_frame=False)
     assert [r["run"] for r in one] == ["none", "bdi"]
+    # The fixture's BDI run wrote 1,024 blocks at 64 B and 1,024 it stored whole.
+    assert [r["stored_sizes"] for r in one] == [{128: 2048}, {64: 1024, 128: 1024}]
 
 
 def test_load_runs_bad_input(tmp_path):
