@@ -223,6 +223,15 @@ for codec in none mag_bdi; do
         test "${verdict_line#PASS warp_ops, lane_moves and bit_ops}" != "$verdict_line" -a "$failures" == 0
 done
 
+# The device queries programs size their launches by (the same program is a
+# v3.2.1 test, where the struct layouts of the two CUDA versions differ).
+"$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
+    -o "$work/device_query" "$MEMZIP_ROOT/benchmarks/kernels/device_query.cu"
+timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/device_query-none" \
+    -- "$work/device_query" 2>"$work/device_query.err" || true
+verdict device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log" || true); $(grep -m1 -E '^(PASS|FAIL)|symbol lookup error' "$work/device_query-none/sim.log" || tail -n 1 "$work/device_query.err")" \
+    grep -q '^PASS device_query' "$work/device_query-none/sim.log"
+
 # DRAM bandwidth utilisation from the simulator's own counters (stats.json,
 # run.json): the channels' average of the per-channel bw_util in sim.log.
 if [[ -f "$work/ints-none/stats.json" ]]; then

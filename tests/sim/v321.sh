@@ -32,7 +32,7 @@ start_suite v321test
 step "build gpgpu-sim v3.2.1 with memzip and unpatched"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" --version v3.2.1 >/dev/null
 bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version v3.2.1-baseline >/dev/null
-for program in patterns modern_ptx; do
+for program in patterns modern_ptx device_query; do
     "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
         -o "$work/$program" "$MEMZIP_ROOT/benchmarks/kernels/$program.cu"
 done
@@ -69,6 +69,15 @@ for codec in "${codecs[@]}"; do
         verdict "v321-$name" "$(grep -m1 -E '^FAIL|Syntax error|not implemented' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")" false
     fi
 done
+
+# The device queries CUDA 13 programs size their launches by, in their own
+# struct layout (0001 patch: v3.2.1 builds against CUDA 11.8's headers).
+if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/device_query-none" \
+    --expect '^PASS device_query' -- "$work/device_query" 2>"$work/device_query.err"; then
+    verdict v321-device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log"), as cudaDeviceGetAttribute says; cudaMemGetInfo answers" true
+else
+    verdict v321-device-query "$(grep -m1 -E '^FAIL|symbol lookup error' "$work/device_query-none/sim.log" || tail -n 1 "$work/device_query.err")" false
+fi
 
 if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
     --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/baseline.err"; then
