@@ -258,8 +258,8 @@ def sens_bases():
 # (energy with the adaptive selector): memory-bound benchmarks on the papers' simulator with its
 # power model (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1). The first four were the cheapest,
 # chosen before the study measured that scan and srad_v2 store random input; the other memory-bound
-# ones whose blocks compress and that run on v3.2.1 (not MUM, mummergpu: V321_UNSUPPORTED) follow,
-# cheapest first (session 10).
+# ones whose blocks compress and that ran on v3.2.1 then (not MUM, mummergpu: V321_UNSUPPORTED)
+# follow, cheapest first (session 10).
 ENERGY_BENCHMARKS = [
     "cuda-samples/fastWalshTransform", "cuda-samples/scan", "rodinia/srad_v2", "cuda-samples/transpose",
     "parboil/spmv", "rodinia/kmeans", "rodinia/backprop", "parboil/lbm",
@@ -279,6 +279,8 @@ def energy_v321():
 
 # The study benchmarks that do not run on v3.2.1, the papers' simulator, and why (found by running
 # each one's `tiny` input there, session 10). Each is the 2013 simulator, not memzip: dev runs them.
+# (rodinia/mummergpu was one until session 15: v3.2.1's libcudart had no cudaMemGetInfo, which our
+# 0001 patch now adds.)
 V321_UNSUPPORTED = (
     # The CUDA 13 PTX of the csr-vector kernel reads warpSize as the WARP_SZ constant; v3.2.1's
     # PTX model aborts: "feature 'WARP_SZ' not supported".
@@ -289,12 +291,13 @@ V321_UNSUPPORTED = (
     # the cause; the functional simulation (PTX_SIM_MODE_FUNC=1) completes, and without the L1
     # data cache the timing model deadlocks too (memory partitions busy). Not diagnosed further.
     "ispass-2009/MUM",
-    # v3.2.1's cudaGetDeviceProperties leaves maxThreadsPerMultiProcessor unset, so LonestarGPU's
-    # maximum_residency() computes 0 blocks per SM and mst launches its global-barrier kernel
-    # dfindcompmintwo with gridDim 0, which v3.2.1 never retires (the run spins until killed).
+    # Its global-barrier kernel dfindcompmintwo never ends. Its grid was first 0 blocks: v3.2.1's
+    # cudaGetDeviceProperties wrote CUDA 11.8's struct layout, so the CUDA 13 program read
+    # multiProcessorCount 0 (and no maxThreadsPerMultiProcessor). With both fixed (our 0001 patch,
+    # session 15) it launches 48 blocks (16 SMs x 3) and its CTA 0 still spins: more than 6.6
+    # million cycles in that kernel at `tiny`, where dev runs the whole program at `study` (4x the
+    # nodes) in 876,284. Not diagnosed further.
     "lonestar/mst",
-    # v3.2.1's libcudart has no cudaMemGetInfo: the program does not load.
-    "rodinia/mummergpu",
 )
 
 
