@@ -138,9 +138,11 @@ fn field<'a>(value: &'a Value, key: &str, file: &Path) -> Result<&'a Value, Stri
 }
 
 fn u64_field(value: &Value, key: &str, file: &Path) -> Result<u64, String> {
-    field(value, key, file)?
-        .as_u64()
-        .ok_or_else(|| format!("{}: field `{key}` is not a non-negative integer", file.display()))
+    field(value, key, file)?.as_u64().ok_or_else(|| not_a_count(key, file))
+}
+
+fn not_a_count(key: &str, file: &Path) -> String {
+    format!("{}: field `{key}` is not a non-negative integer", file.display())
 }
 
 /// A ratio the stats write as a number or `null` (no data).
@@ -308,12 +310,11 @@ fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, String
         let Some(map) = total.get(part).and_then(|p| p.get("mag_sizes")).and_then(Value::as_object) else {
             continue;
         };
-        for (size, count) in map {
-            let key = format!("total.{part}.mag_sizes.{size}");
-            let size: u64 = size.parse().map_err(|_| format!("{}: `{key}` is not a size in bytes", file.display()))?;
-            let count = count
-                .as_u64()
-                .ok_or_else(|| format!("{}: field `{key}` is not a non-negative integer", file.display()))?;
+        for (size_key, count) in map {
+            let key = || format!("total.{part}.mag_sizes.{size_key}");
+            let size: u64 =
+                size_key.parse().map_err(|_| format!("{}: `{}` is not a size in bytes", file.display(), key()))?;
+            let count = count.as_u64().ok_or_else(|| not_a_count(&key(), file))?;
             *sizes.entry(size).or_insert(0) += count;
         }
     }
