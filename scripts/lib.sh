@@ -98,20 +98,60 @@ gpgpusim_checkout_pointer() {
     echo "$GPGPUSIM_DIR/checkouts/$(printf '%s' "$MEMZIP_ROOT" | sha256sum | cut -c1-16)"
 }
 
-# gpgpusim_run_libdir: the simulator library folder runs of this checkout
-# load: its own snapshot when it built one, else the shared build folder.
-# Needs gpgpusim_env.
-gpgpusim_run_libdir() {
-    local pointer snapshot
-    pointer=$(gpgpusim_checkout_pointer)
-    if [[ -f "$pointer" ]]; then
-        snapshot=$(sed -n 1p "$pointer")
-        if [[ -f "$snapshot/libcudart.so" ]]; then
-            echo "$snapshot"
-            return
-        fi
+# gpgpusim_patches: our patches for GPGPUSIM_TAG, one path per line in the
+# order they apply; a -baseline tag gets only the compatibility ones (not
+# named *memzip*). Needs gpgpusim_paths.
+gpgpusim_patches() {
+    local p
+    for p in "$GPGPUSIM_PATCH_DIR"/*.patch; do
+        [[ -f "$p" ]] || continue
+        ((GPGPUSIM_BASELINE)) && [[ "$(basename "$p")" == *memzip* ]] && continue
+        echo "$p"
+    done
+}
+
+# gpgpusim_sources_key: a hash of this checkout's files the simulator library
+# is built from: its patches and, with memzip's hooks, cpp_shim/ and the Rust
+# of the memzip-ffi staticlib. setup-gpgpusim.sh records it with the
+# checkout's snapshot and runs compare it, so a pulled patch or an edited
+# codec makes a run ask for a rebuild instead of running the old simulator.
+# Needs gpgpusim_paths.
+gpgpusim_sources_key() {
+    (
+        cd "$MEMZIP_ROOT" || exit 1
+        gpgpusim_patches | sed "s|^$MEMZIP_ROOT/||"
+        ((GPGPUSIM_BASELINE)) ||
+            find cpp_shim rust/memzip/src rust/memzip/Cargo.toml rust/memzip-ffi \
+                Cargo.toml Cargo.lock -type f
+    ) | LC_ALL=C sort | (cd "$MEMZIP_ROOT" && xargs -d '\n' sha256sum) | sha256sum | cut -c1-16
+}
+
+# gpgpusim_build_command: how this checkout (re)builds GPGPUSIM_TAG.
+gpgpusim_build_command() {
+    if ((GPGPUSIM_BASELINE)); then
+        echo "bash scripts/setup-gpgpusim.sh --version ${GPGPUSIM_TAG%%-*}-baseline"
+    else
+        echo "bash scripts/build-sim.sh --version ${GPGPUSIM_TAG%%-*}"
     fi
-    echo "$GPGPUSIM_LIBDIR"
+}
+
+# gpgpusim_run_libdir: the simulator library folder runs of this checkout
+# load: the snapshot its last build made (setup-gpgpusim.sh, "snapshot"),
+# never the shared build folder, which another checkout may have linked with
+# its own memzip. Dies, naming the command to run, when this checkout has not
+# built the simulator or its sources changed since. Needs gpgpusim_paths.
+gpgpusim_run_libdir() {
+    local pointer snapshot built_from
+    pointer=$(gpgpusim_checkout_pointer)
+    [[ -f "$pointer" ]] ||
+        die "gpgpu-sim $GPGPUSIM_TAG is not built for this checkout: run $(gpgpusim_build_command)"
+    snapshot=$(sed -n 1p "$pointer")
+    built_from=$(sed -n 3p "$pointer")
+    [[ -f "$snapshot/libcudart.so" ]] ||
+        die "this checkout's gpgpu-sim $GPGPUSIM_TAG library ($snapshot) is gone: run $(gpgpusim_build_command)"
+    [[ "$built_from" == "$(gpgpusim_sources_key)" ]] ||
+        die "gpgpu-sim $GPGPUSIM_TAG was built from other sources than this checkout's (gpgpu-sim-patch/, cpp_shim/ or rust/memzip*/ changed since): run $(gpgpusim_build_command)"
+    echo "$snapshot"
 }
 
 # gpgpusim_env: source the simulator's setup_environment in THIS shell (its

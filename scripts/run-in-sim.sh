@@ -29,8 +29,6 @@ gpgpusim_env
 # This checkout's snapshot of the simulator library (scripts/setup-gpgpusim.sh):
 # another checkout rebuilding the shared tree cannot swap it under this run.
 libdir=$(gpgpusim_run_libdir)
-[[ -f "$libdir/libcudart.so" ]] ||
-    die "simulator not built ($libdir/libcudart.so missing): run scripts/build-sim.sh"
 # setup_environment prepends the shared build folder; ours goes first.
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 

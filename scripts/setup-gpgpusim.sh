@@ -75,6 +75,10 @@ done
 
 step "arguments"
 gpgpusim_paths "$version"
+# memzip's hooks call cpp_shim/ and the memzip-ffi staticlib: without them the
+# library would load but fail on its first memzip symbol. build-sim.sh passes both.
+((GPGPUSIM_BASELINE)) || [[ -n "${MEMZIP_FFI_LIB:-}" && -n "${MEMZIP_EXTRA_SRC_DIR:-}" ]] ||
+    die "--version $version has memzip's hooks: build it with scripts/build-sim.sh --version $version (this script alone builds the -baseline versions)"
 repo=${MEMZIP_GPGPUSIM_REPO:-$MEMZIP_GPGPUSIM_UPSTREAM}
 if ((GPGPUSIM_BASELINE)); then
     # The baseline clones from the patched version's clone when there is one:
@@ -122,13 +126,7 @@ else
 fi
 
 step "patch gpgpu-sim $GPGPUSIM_TAG"
-shopt -s nullglob
-patches=("$GPGPUSIM_PATCH_DIR"/*.patch)
-shopt -u nullglob
-if ((GPGPUSIM_BASELINE)); then  # compatibility fixes only, no memzip hooks
-    for i in "${!patches[@]}"; do [[ "${patches[$i]}" == *memzip* ]] && unset 'patches[i]'; done
-    patches=("${patches[@]}")
-fi
+mapfile -t patches < <(gpgpusim_patches)  # a baseline: compatibility fixes only
 ((${#patches[@]})) || die "no patches in gpgpu-sim-patch/$GPGPUSIM_TAG/"
 patch_hash=$({
     echo "$GPGPUSIM_COMMIT"
@@ -283,7 +281,9 @@ if [[ ! -d "$snapshot" ]]; then
 fi
 pointer=$(gpgpusim_checkout_pointer)
 mkdir -p "$(dirname "$pointer")"
-printf '%s\n%s\n' "$snapshot" "$MEMZIP_ROOT" >"$pointer.tmp" && mv -f "$pointer.tmp" "$pointer"
+# Line 3: what it was built from; runs compare it (lib.sh, gpgpusim_run_libdir).
+printf '%s\n%s\n%s\n' "$snapshot" "$MEMZIP_ROOT" "$(gpgpusim_sources_key)" >"$pointer.tmp" &&
+    mv -f "$pointer.tmp" "$pointer"
 # Forget checkouts that are gone (e.g. finished CI clones), then snapshots no
 # checkout names that are over an hour old (a loaded library stays mapped
 # after its file is removed, so even a running simulation is unaffected).

@@ -74,6 +74,7 @@ step "sim-run: arguments"
 [[ -n "$out" ]] || die "--out is required"
 (($#)) || die "no program given after --"
 gpgpusim_paths "$version"
+gpgpusim_run_libdir >/dev/null  # built, from this checkout's sources (else: the command to run)
 [[ -n "$config" ]] || config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32"
 [[ -f "$config/gpgpusim.config" ]] || die "--config $config has no gpgpusim.config"
 program=$(command -v "$1" || true)

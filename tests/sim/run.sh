@@ -272,6 +272,29 @@ snapshot=$(sed -n 1p "$(gpgpusim_checkout_pointer)")
 verdict "runs-load-the-checkouts-library" "first library folder $first_libdir, this checkout's snapshot $snapshot" \
     test "$first_libdir" == "$snapshot" -a "$first_libdir" != "$(cat "$GPGPUSIM_DIR/libdir")"
 
+# A run loads only a simulator this checkout built from its current sources:
+# in a copy of the checkout, sim-run.sh refuses before any build, runs once
+# the copy's pointer names this checkout's snapshot with the copy's sources,
+# and refuses again when a codec source changes, each time naming the command.
+copy="$work/checkout-copy"
+mkdir -p "$copy/rust"
+cp -r "$MEMZIP_ROOT"/{scripts,cpp_shim,gpgpu-sim-patch,Cargo.toml,Cargo.lock} "$copy/"
+cp -r "$MEMZIP_ROOT/rust/memzip" "$MEMZIP_ROOT/rust/memzip-ffi" "$copy/rust/"
+copy_run() {
+    bash "$copy/scripts/sim-run.sh" --codec none --out "$work/copy-run" -- "$work/kernel_chain" 2 32 2>&1 | tail -n 1
+}
+unbuilt=$(copy_run)
+copy_pointer=$(source "$copy/scripts/lib.sh" && gpgpusim_paths dev && gpgpusim_checkout_pointer)
+(source "$copy/scripts/lib.sh" && gpgpusim_paths dev &&
+    printf '%s\n%s\n%s\n' "$snapshot" "$copy" "$(gpgpusim_sources_key)" >"$copy_pointer")
+built=$(copy_run)
+echo "// an edited codec" >>"$copy/rust/memzip/src/lib.rs"
+edited=$(copy_run)
+rm -f "$copy_pointer"
+verdict "unbuilt-simulator-refused" "$unbuilt" grep -q "not built for this checkout: run bash scripts/build-sim.sh --version dev" <<<"$unbuilt"
+verdict "current-simulator-runs" "$built" grep -q "none: ok" <<<"$built"
+verdict "stale-simulator-refused" "$edited" grep -q "built from other sources than this checkout's.*run bash scripts/build-sim.sh --version dev" <<<"$edited"
+
 source "$(dirname "$0")/options.sh"
 
 # Real benchmarks: tests/bench/run.sh.
