@@ -8,7 +8,10 @@
 #   --out RUN_DIR     created (emptied if it exists); receives gpgpusim.config,
 #                     sim.log (simulator + program output), stats.json
 #                     (-memzip_stats_json) and run.json (this run's summary,
-#                     with its simulated cycles: `memzip table` needs no sim.log)
+#                     with its simulated cycles: `memzip table` needs no sim.log;
+#                     and simulator_sources, the hash of the patches, cpp_shim/
+#                     and codec sources its simulator was built from: runs with
+#                     the same value ran the same simulator and codecs)
 #   --config DIR      simulator config dir (default: our GTX580-MAG32 config)
 #   --set "-flag v"   one more simulator option line (repeatable)
 #   --expect REGEX    the program's output must match REGEX (grep -E) to count
@@ -75,6 +78,7 @@ step "sim-run: arguments"
 (($#)) || die "no program given after --"
 gpgpusim_paths "$version"
 gpgpusim_run_libdir >/dev/null  # built, from this checkout's sources (else: the command to run)
+simulator_sources=$(gpgpusim_sources_key)
 [[ -n "$config" ]] || config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32"
 [[ -f "$config/gpgpusim.config" ]] || die "--config $config has no gpgpusim.config"
 program=$(command -v "$1" || true)
@@ -170,6 +174,7 @@ cat >"$out/run.json" <<EOF
   "codec": $(json_string "$codec"),
   "program": $(json_string "$label"),
   "simulator": $(json_string "$GPGPUSIM_TAG"),
+  "simulator_sources": $(json_string "$simulator_sources"),
   "exit_status": $status,
   "cycles": ${cycles:-null},
   "wall_seconds": $wall,

@@ -285,14 +285,16 @@ copy_run() {
 }
 unbuilt=$(copy_run)
 copy_pointer=$(source "$copy/scripts/lib.sh" && gpgpusim_paths dev && gpgpusim_checkout_pointer)
-(source "$copy/scripts/lib.sh" && gpgpusim_paths dev &&
-    printf '%s\n%s\n%s\n' "$snapshot" "$copy" "$(gpgpusim_sources_key)" >"$copy_pointer")
+copy_key=$(source "$copy/scripts/lib.sh" && gpgpusim_paths dev && gpgpusim_sources_key)
+printf '%s\n%s\n%s\n' "$snapshot" "$copy" "$copy_key" >"$copy_pointer"
 built=$(copy_run)
+recorded=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("simulator_sources"))' "$work/copy-run/run.json" 2>&1)
 echo "// an edited codec" >>"$copy/rust/memzip/src/lib.rs"
 edited=$(copy_run)
 rm -f "$copy_pointer"
 verdict "unbuilt-simulator-refused" "$unbuilt" grep -q "not built for this checkout: run bash scripts/build-sim.sh --version dev" <<<"$unbuilt"
-verdict "current-simulator-runs" "$built" grep -q "none: ok" <<<"$built"
+verdict "current-simulator-runs" "$built; run.json's simulator_sources $recorded (the copy's $copy_key)" \
+    test "${built#*none: ok}" != "$built" -a "$recorded" == "$copy_key"
 verdict "stale-simulator-refused" "$edited" grep -q "built from other sources than this checkout's.*run bash scripts/build-sim.sh --version dev" <<<"$edited"
 
 source "$(dirname "$0")/options.sh"
