@@ -296,7 +296,9 @@ V321_UNSUPPORTED = (
     # multiProcessorCount 0 (and no maxThreadsPerMultiProcessor). With both fixed (our 0001 patch,
     # session 15) it launches 48 blocks (16 SMs x 3) and its CTA 0 still spins: more than 6.6
     # million cycles in that kernel at `tiny`, where dev runs the whole program at `study` (4x the
-    # nodes) in 876,284. Not diagnosed further.
+    # nodes) in 876,284. Session 16 (also with dev's kernel boundaries, 0004): 42 of the 48 blocks
+    # finish; CTA 0's threads wait at the barrier for blocks 46 and 47 to report in, and those
+    # issue no instructions (4.4 million cycles at `tiny`). Not diagnosed further.
     "lonestar/mst",
 )
 

@@ -752,6 +752,33 @@ fn superseded_section(dirs: &[PathBuf]) -> String {
     out
 }
 
+/// A warning when the runs come from more than one simulator build (their
+/// `simulator_sources` differ): a patch or codec change between them can move
+/// cycles by more than a codec does. Empty when they agree or none recorded it.
+fn builds_section(rows: &[Row]) -> String {
+    let mut runs_per_build: BTreeMap<&str, usize> = BTreeMap::new();
+    for sources in rows.iter().filter_map(|row| row.run.simulator_sources.as_deref()) {
+        *runs_per_build.entry(sources).or_default() += 1;
+    }
+    if runs_per_build.len() < 2 {
+        return String::new();
+    }
+    let builds: Vec<String> =
+        runs_per_build.iter().map(|(sources, runs)| format!("`{sources}` {runs} run(s)")).collect();
+    let unrecorded = rows.iter().filter(|row| row.run.simulator_sources.is_none()).count();
+    let mut out = format!(
+        "**Runs from {} simulator builds** (run.json's `simulator_sources`: the patches, cpp_shim/ and \
+         codec sources each simulator was built from): {}",
+        runs_per_build.len(),
+        builds.join(", ")
+    );
+    if unrecorded > 0 {
+        let _ = write!(out, ", and {unrecorded} run(s) that predate the record");
+    }
+    out.push_str(". Compare runs of one build.\n\n");
+    out
+}
+
 /// What a report covers and how it classes programs.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
@@ -810,6 +837,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
+    summary.push_str(&builds_section(&rows));
     summary.push_str(&geomean_table(&rows));
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
     summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));

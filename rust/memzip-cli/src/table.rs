@@ -59,6 +59,9 @@ pub struct Run {
     /// The timing model the run was simulated under, from its `sweep.json`
     /// ([`crate::sweep::TIMING_MODEL`]); `None` for a run made outside a sweep.
     pub timing_model: Option<u32>,
+    /// The hash of the sources its simulator was built from (`run.json`'s
+    /// `simulator_sources`, scripts/lib.sh); `None` for runs before it was recorded.
+    pub simulator_sources: Option<String>,
     /// Energy by component, when the stats carry it.
     pub energy: Option<RunEnergy>,
     /// Whole-GPU energy from the simulator's power model, when it was on.
@@ -219,6 +222,7 @@ struct RunJson {
     codec: Option<String>,
     output_ok: Option<bool>,
     wall_seconds: Option<f64>,
+    simulator_sources: Option<String>,
 }
 
 impl RunJson {
@@ -237,6 +241,7 @@ impl RunJson {
             codec: optional(&run, "codec", &path, text, "a string")?,
             output_ok: optional(&run, "output_ok", &path, Value::as_bool, "true or false")?,
             wall_seconds: optional(&run, "wall_seconds", &path, Value::as_f64, "a number")?,
+            simulator_sources: optional(&run, "simulator_sources", &path, text, "a string")?,
         })
     }
 }
@@ -269,7 +274,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = power::load(dir, energy.and_then(|e| e.core_hz))?;
 
-    let RunJson { program, codec, output_ok, wall_seconds } = RunJson::read(dir)?;
+    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources } = RunJson::read(dir)?;
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
     if let Some(variant) = record.as_ref().and_then(|record| record.variant.as_ref()) {
@@ -297,6 +302,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         output_ok,
         wall_seconds,
         timing_model,
+        simulator_sources,
         energy,
         gpu_power,
         stored_sizes,
@@ -584,6 +590,7 @@ mod tests {
             output_ok: None,
             wall_seconds: None,
             timing_model: None,
+            simulator_sources: None,
             energy: None,
             gpu_power: None,
             stored_sizes: BTreeMap::new(),

@@ -357,3 +357,35 @@ fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
     assert_eq!(rows_of("bdi"), 1, "the superseded bdi run is not in the tables:\n{runs}");
     assert_eq!(rows_of("none"), 1, "a none run of any model stays:\n{runs}");
 }
+
+/// Sets `simulator_sources` in a fixture copy's run.json.
+fn record_sources(run: &Path, sources: &str) {
+    let path = run.join("run.json");
+    let mut record: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    record["simulator_sources"] = sources.into();
+    fs::write(&path, record.to_string()).unwrap();
+}
+
+#[test]
+fn runs_of_two_simulator_builds_are_flagged() {
+    let root = fixture_copy("report-builds");
+    let out = root.join("report");
+    for run in ["vecadd-none", "vecadd-bdi"] {
+        record_sources(&root.join(run), "57b825381b737880");
+    }
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!summary.contains("simulator builds"), "one recorded build is no warning:\n{summary}");
+
+    record_sources(&root.join("vecadd-fpc"), "d3c0deab45553cfc");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(
+            "**Runs from 2 simulator builds** (run.json's `simulator_sources`: the patches, cpp_shim/ and codec \
+             sources each simulator was built from): `57b825381b737880` 2 run(s), `d3c0deab45553cfc` 1 run(s), \
+             and 3 run(s) that predate the record. Compare runs of one build."
+        ),
+        "{summary}"
+    );
+}

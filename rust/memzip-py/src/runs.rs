@@ -57,6 +57,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("output_ok", run.output_ok)?;
                 dict.set_item("wall_seconds", run.wall_seconds)?;
                 dict.set_item("timing_model", run.timing_model)?;
+                dict.set_item("simulator_sources", run.simulator_sources.as_deref())?;
                 dict.set_item("energy_pj", run.energy.map(|e| e.total_pj))?;
                 dict.set_item("dram_energy_pj", run.energy.map(|e| e.dram_pj))?;
                 dict.set_item("codec_energy_pj", run.energy.map(|e| e.codec_pj))?;

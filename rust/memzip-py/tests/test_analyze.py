@@ -3,7 +3,9 @@ and `table --csv`, with the right exceptions for bad input."""
 
 import csv
 import io
+import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,16 @@ def test_load_runs_frame_and_single_directories():
     assert [r["run"] for r in one] == ["none", "bdi"]
     # The fixture's BDI run wrote 1,024 blocks at 64 B and 1,024 it stored whole.
     assert [r["stored_sizes"] for r in one] == [{128: 2048}, {64: 1024, 128: 1024}]
+
+
+def test_load_runs_carry_the_simulator_build(tmp_path):
+    run = tmp_path / "vecadd-bdi"
+    shutil.copytree(RUNS / "vecadd-bdi", run)
+    record = json.loads((run / "run.json").read_text())
+    record["simulator_sources"] = "57b825381b737880"
+    (run / "run.json").write_text(json.dumps(record))
+    rows = memzip.load_runs([RUNS / "vecadd-none", run], as_frame=False)
+    assert [r["simulator_sources"] for r in rows] == [None, "57b825381b737880"]
 
 
 def test_load_runs_bad_input(tmp_path):

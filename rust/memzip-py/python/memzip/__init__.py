@@ -193,7 +193,9 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     result). Columns: ``program, run, dir, stats_codec, cycles, speedup,
     dram_bytes, dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
-    timing_model``, then energy columns, then ``stored_sizes``: a dict of
+    timing_model, simulator_sources`` (the hash of the sources the run's
+    simulator was built from; None before run.json recorded it), then energy
+    columns, then ``stored_sizes``: a dict of
     blocks per stored size in bytes at the MAG (write-backs and copies; paper
     002 Fig. 12). Speedup and DRAM traffic are relative to the ``none`` run of
     the same program. A pandas DataFrame, or a list of dicts without pandas
