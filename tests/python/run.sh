@@ -43,3 +43,13 @@ export MEMZIP_CLI="$target_dir/debug/memzip"
 cd "$work"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/rust/memzip-py/tests"
 "$venv/bin/python" "$root/benchmarks/plot_runs.py" -o speedup_vs_cr.png
+# compare_results.py of the CLI's fixture runs against themselves: every
+# program with its none run, each pair equal (vecadd: bdi 1.25x, fpc 0.8x).
+fixtures="$root/rust/memzip-cli/tests/fixtures/runs"
+compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$fixtures" "$fixtures" --names one two)
+grep -qxF "| vecadd | 100,000 / 100,000 | 0.51 / 0.51 | - / - | 1.250 / 1.250 | 0.800 / 0.800 |" <<<"$compared" || {
+    echo "compare_results.py: no vecadd row of equal pairs in:" >&2
+    echo "$compared" >&2
+    exit 1
+}
+echo "compare_results.py: the fixtures against themselves give equal pairs"
