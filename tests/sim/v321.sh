@@ -91,6 +91,10 @@ kernels=$(grep -c '^kernel_name = ' "$work/kernel_chain-1/sim.log" || true)
 exits=$(grep -c '^gpgpu_simulation_time = ' "$work/kernel_chain-1/sim.log" || true)
 verdict v321-kernel-boundaries "$exits of $kernels kernels started after an init(); $(grep -m1 -E '^(PASS|FAIL)' "$work/kernel_chain-1/sim.log" || tail -n 1 "$work/kernel_chain-1.err")" \
     test "$kernels" -eq 256 -a "$exits" -eq 256
+# Its one cudaDeviceSynchronize waits for the simulation (v3.2.1 returned at once).
+synced=$(grep -c '^GPGPU-Sim: detected inactive GPU simulation thread' "$work/kernel_chain-1/sim.log" || true)
+verdict v321-device-synchronize-waits "cudaDeviceSynchronize waited for the simulation thread $synced time(s)" \
+    test "$synced" -ge 1
 verdict v321-deterministic "two runs of kernel_chain: stats.json $(cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json" && echo identical || echo different)" \
     cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json"
 
