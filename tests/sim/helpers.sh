@@ -64,3 +64,23 @@ stat_lines() {
     sim_output "$1" |
         grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    '
 }
+
+# kernel_chain_checks PREFIX: runs $work/kernel_chain (256 one-block kernels on
+# stream 0, benchmarks/kernels/kernel_chain.cu) twice under none. Every kernel
+# must start after gpgpu_sim::init(): the simulation thread leaves its loop,
+# printing its time, once per kernel. And the two runs must give the same
+# statistics. Counted as substrings: a host message can split a line (above),
+# never one printf of the simulator.
+kernel_chain_checks() {
+    local prefix=$1 run kernels exits
+    for run in 1 2; do
+        timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/kernel_chain-$run" \
+            --expect 'PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err" || true
+    done
+    kernels=$(grep -o 'kernel_name = ' "$work/kernel_chain-1/sim.log" | wc -l)
+    exits=$(grep -o 'gpgpu_simulation_time = ' "$work/kernel_chain-1/sim.log" | wc -l)
+    verdict "${prefix}kernel-boundaries" "$exits of $kernels kernels started after an init(); $(grep -m1 -oE '(PASS|FAIL) kernel_chain.*' "$work/kernel_chain-1/sim.log" || tail -n 1 "$work/kernel_chain-1.err")" \
+        test "$kernels" -eq 256 -a "$exits" -eq 256
+    verdict "${prefix}deterministic" "two runs of kernel_chain: stats.json $(cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json" && echo identical || echo different)" \
+        cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json"
+}

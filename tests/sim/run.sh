@@ -232,21 +232,11 @@ timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/dev
 verdict device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log" || true); $(grep -m1 -E '^(PASS|FAIL)|symbol lookup error' "$work/device_query-none/sim.log" || tail -n 1 "$work/device_query.err")" \
     grep -q '^PASS device_query' "$work/device_query-none/sim.log"
 
-# Kernel boundaries: every kernel starts after gpgpu_sim::init() (dev leaves
-# its simulation loop once per kernel; v3.2.1 does with our 0004 patch, the
-# same program is a v3.2.1 test), and two runs give the same statistics.
+# Kernel boundaries and determinism (helpers.sh; v3.2.1 passes them with our
+# 0004 patch, a v3.2.1 test).
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/kernel_chain" "$MEMZIP_ROOT/benchmarks/kernels/kernel_chain.cu"
-for run in 1 2; do
-    timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/kernel_chain-$run" \
-        --expect '^PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err" || true
-done
-kernels=$(grep -c '^kernel_name = ' "$work/kernel_chain-1/sim.log" || true)
-exits=$(grep -c '^gpgpu_simulation_time = ' "$work/kernel_chain-1/sim.log" || true)
-verdict kernel-boundaries "$exits of $kernels kernels started after an init(); $(grep -m1 -E '^(PASS|FAIL)' "$work/kernel_chain-1/sim.log" || tail -n 1 "$work/kernel_chain-1.err")" \
-    test "$kernels" -eq 256 -a "$exits" -eq 256
-verdict deterministic "two runs of kernel_chain: stats.json $(cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json" && echo identical || echo different)" \
-    cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json"
+kernel_chain_checks ""
 
 # DRAM bandwidth utilisation from the simulator's own counters (stats.json,
 # run.json): the channels' average of the per-channel bw_util in sim.log.
