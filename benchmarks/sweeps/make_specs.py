@@ -289,7 +289,9 @@ V321_UNSUPPORTED = (
     # kernel, at about cycle 95,000, under none as under mag_bdi. The unpatched v3.2.1
     # (`--version v3.2.1-baseline`) deadlocks at the same cycle (94,430), so memzip's hook is not
     # the cause; the functional simulation (PTX_SIM_MODE_FUNC=1) completes, and without the L1
-    # data cache the timing model deadlocks too (memory partitions busy). Not diagnosed further.
+    # data cache the timing model deadlocks too (memory partitions busy). With v3.2.1's own GTX480
+    # config (64-byte DRAM atom) it deadlocks as well, at cycle 123,715 (session 16), so neither is
+    # our GTX580-MAG32 config the cause. Not diagnosed further.
     "ispass-2009/MUM",
     # Its global-barrier kernel dfindcompmintwo never ends. Its grid was first 0 blocks: v3.2.1's
     # cudaGetDeviceProperties wrote CUDA 11.8's struct layout, so the CUDA 13 program read
