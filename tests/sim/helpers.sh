@@ -65,6 +65,11 @@ stat_lines() {
         grep -vE 'memzip|0x[0-9a-f]{6,}|Simulator Version|gpgpu_simulation_(time|rate)|sim_rate|gpgpu_silicon_slowdown|^==> |^    '
 }
 
+# count_in TEXT RUN_NAME: how often TEXT occurs in the run's sim.log (0 without one).
+count_in() {
+    { grep -oF "$1" "$work/$2/sim.log" 2>/dev/null || true; } | wc -l
+}
+
 # kernel_chain_checks PREFIX: runs $work/kernel_chain (256 one-block kernels on
 # stream 0, benchmarks/kernels/kernel_chain.cu) twice under none. Every kernel
 # must start after gpgpu_sim::init(): the simulation thread leaves its loop,
@@ -77,8 +82,8 @@ kernel_chain_checks() {
         timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/kernel_chain-$run" \
             --expect 'PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err" || true
     done
-    kernels=$(grep -o 'kernel_name = ' "$work/kernel_chain-1/sim.log" | wc -l)
-    exits=$(grep -o 'gpgpu_simulation_time = ' "$work/kernel_chain-1/sim.log" | wc -l)
+    kernels=$(count_in 'kernel_name = ' kernel_chain-1)
+    exits=$(count_in 'gpgpu_simulation_time = ' kernel_chain-1)
     verdict "${prefix}kernel-boundaries" "$exits of $kernels kernels started after an init(); $(grep -m1 -oE '(PASS|FAIL) kernel_chain.*' "$work/kernel_chain-1/sim.log" || tail -n 1 "$work/kernel_chain-1.err")" \
         test "$kernels" -eq 256 -a "$exits" -eq 256
     verdict "${prefix}deterministic" "two runs of kernel_chain: stats.json $(cmp -s "$work/kernel_chain-1/stats.json" "$work/kernel_chain-2/stats.json" && echo identical || echo different)" \

@@ -83,7 +83,7 @@ fi
 # 223-231 of the 256 kernels started after an init(), varying run to run.
 kernel_chain_checks v321-
 # Its one cudaDeviceSynchronize waits for the simulation (v3.2.1 returned at once).
-synced=$(grep -o 'GPGPU-Sim: detected inactive GPU simulation thread' "$work/kernel_chain-1/sim.log" | wc -l)
+synced=$(count_in 'GPGPU-Sim: detected inactive GPU simulation thread' kernel_chain-1)
 verdict v321-device-synchronize-waits "cudaDeviceSynchronize waited for the simulation thread $synced time(s)" \
     test "$synced" -ge 1
 
