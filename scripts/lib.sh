@@ -135,23 +135,24 @@ gpgpusim_build_command() {
     fi
 }
 
-# gpgpusim_run_libdir: the simulator library folder runs of this checkout
-# load: the snapshot its last build made (setup-gpgpusim.sh, "snapshot"),
-# never the shared build folder, which another checkout may have linked with
-# its own memzip. Dies, naming the command to run, when this checkout has not
-# built the simulator or its sources changed since. Needs gpgpusim_paths.
+# gpgpusim_run_libdir: sets GPGPUSIM_RUN_LIBDIR, the simulator library folder
+# runs of this checkout load: the snapshot its last build made
+# (setup-gpgpusim.sh, "snapshot"), never the shared build folder, which another
+# checkout may have linked with its own memzip; and GPGPUSIM_SOURCES_KEY, what
+# that snapshot was built from (gpgpusim_sources_key). Dies, naming the command
+# to run, when this checkout has not built the simulator or its sources changed
+# since. Needs gpgpusim_paths.
 gpgpusim_run_libdir() {
-    local pointer snapshot built_from
+    local pointer
     pointer=$(gpgpusim_checkout_pointer)
     [[ -f "$pointer" ]] ||
         die "gpgpu-sim $GPGPUSIM_TAG is not built for this checkout: run $(gpgpusim_build_command)"
-    snapshot=$(sed -n 1p "$pointer")
-    built_from=$(sed -n 3p "$pointer")
-    [[ -f "$snapshot/libcudart.so" ]] ||
-        die "this checkout's gpgpu-sim $GPGPUSIM_TAG library ($snapshot) is gone: run $(gpgpusim_build_command)"
-    [[ "$built_from" == "$(gpgpusim_sources_key)" ]] ||
+    GPGPUSIM_RUN_LIBDIR=$(sed -n 1p "$pointer")
+    GPGPUSIM_SOURCES_KEY=$(gpgpusim_sources_key)
+    [[ -f "$GPGPUSIM_RUN_LIBDIR/libcudart.so" ]] ||
+        die "this checkout's gpgpu-sim $GPGPUSIM_TAG library ($GPGPUSIM_RUN_LIBDIR) is gone: run $(gpgpusim_build_command)"
+    [[ "$(sed -n 3p "$pointer")" == "$GPGPUSIM_SOURCES_KEY" ]] ||
         die "gpgpu-sim $GPGPUSIM_TAG was built from other sources than this checkout's (gpgpu-sim-patch/, cpp_shim/ or rust/memzip*/ changed since): run $(gpgpusim_build_command)"
-    echo "$snapshot"
 }
 
 # gpgpusim_env: source the simulator's setup_environment in THIS shell (its

@@ -28,9 +28,9 @@ gpgpusim_paths "$version"
 gpgpusim_env
 # This checkout's snapshot of the simulator library (scripts/setup-gpgpusim.sh):
 # another checkout rebuilding the shared tree cannot swap it under this run.
-libdir=$(gpgpusim_run_libdir)
+gpgpusim_run_libdir
 # setup_environment prepends the shared build folder; ours goes first.
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$GPGPUSIM_RUN_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 step "run-in-sim: $*"
 exec "$@"

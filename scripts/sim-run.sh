@@ -77,8 +77,7 @@ step "sim-run: arguments"
 [[ -n "$out" ]] || die "--out is required"
 (($#)) || die "no program given after --"
 gpgpusim_paths "$version"
-gpgpusim_run_libdir >/dev/null  # built, from this checkout's sources (else: the command to run)
-simulator_sources=$(gpgpusim_sources_key)
+gpgpusim_run_libdir  # built, from this checkout's sources (else: the command to run)
 [[ -n "$config" ]] || config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32"
 [[ -f "$config/gpgpusim.config" ]] || die "--config $config has no gpgpusim.config"
 program=$(command -v "$1" || true)
@@ -174,7 +173,7 @@ cat >"$out/run.json" <<EOF
   "codec": $(json_string "$codec"),
   "program": $(json_string "$label"),
   "simulator": $(json_string "$GPGPUSIM_TAG"),
-  "simulator_sources": $(json_string "$simulator_sources"),
+  "simulator_sources": $(json_string "$GPGPUSIM_SOURCES_KEY"),
   "exit_status": $status,
   "cycles": ${cycles:-null},
   "wall_seconds": $wall,
