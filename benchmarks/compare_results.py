@@ -12,10 +12,16 @@ result), loaded with memzip.load_runs. Programs are matched by name without
 the simulator suffix (`rodinia/bfs study @v3.2.1` is `rodinia/bfs study`);
 only programs with a `none` run in both appear. Prints two Markdown tables:
 cycles, DRAM utilisation and speedup per codec; then effective CR per codec.
-A cell is `A / B`; `-` where a set has no such run.
+A cell is `A / B`; `-` where a set has no such run. Each table ends with
+two geometric-mean rows per codec, over the programs with that codec's run
+in both sets (so both sides average the same programs; a count in brackets
+where that is fewer than the table's programs): all of them, and the
+memory-bound ones, by the first set's `none` run as `memzip report` decides
+(DRAM bandwidth utilisation at least `--memory-bound-util`, 0.40 as there).
 """
 
 import argparse
+import math
 import re
 import sys
 
@@ -39,6 +45,32 @@ def cell(a, b, key, fmt):
     return " / ".join(values)
 
 
+def geomean_cell(pairs, key, programs):
+    """`A / B` geometric means of `key` over the (first, second) row pairs
+    holding it in both; `(n)` when that is fewer than `programs`."""
+    both = [(a[key], b[key]) for a, b in pairs if a and b and a.get(key) and b.get(key)]
+    if not both:
+        return "- / -"
+    means = [math.exp(sum(math.log(pair[i]) for pair in both) / len(both)) for i in (0, 1)]
+    count = f" ({len(both)})" if len(both) < programs else ""
+    return f"{means[0]:.3f} / {means[1]:.3f}{count}"
+
+
+def geomean_rows(first, second, programs, codecs, key, memory_bound, lead_columns):
+    """The two geometric-mean rows of one table: every program, then the memory-bound ones."""
+    rows = []
+    for label, subset in (("geomean", programs), ("geomean, memory-bound", memory_bound)):
+        cells = [geomean_cell([(first[p].get(c), second[p].get(c)) for p in subset], key, len(subset)) for c in codecs]
+        label = f"{label} ({len(subset)} program{'' if len(subset) == 1 else 's'})"
+        rows.append(f"| {label} |" + " |" * lead_columns + " " + " | ".join(cells) + " |")
+    return rows
+
+
+def memory_bound_of(first, programs, utilization):
+    """The programs whose `none` run in the first set keeps DRAM busy in at least `utilization` of its cycles."""
+    return [p for p in programs if (first[p]["none"].get("dram_utilization") or 0.0) >= utilization]
+
+
 def codecs_of(first, second, programs):
     """The codec runs of either set, in the order the first set shows them."""
     order = []
@@ -50,9 +82,10 @@ def codecs_of(first, second, programs):
     return order
 
 
-def markdown(first, second, names):
+def markdown(first, second, names, memory_bound_util):
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
     codecs = codecs_of(first, second, programs)
+    memory_bound = memory_bound_of(first, programs, memory_bound_util)
     pair = " / ".join(names)
     lines = [
         f"| program | none cycles ({pair}) | DRAM utilisation | " + " | ".join(f"{c} speedup" for c in codecs) + " |",
@@ -63,10 +96,12 @@ def markdown(first, second, names):
         cycles = " / ".join(f"{t['none']['cycles']:,}" for t in (a, b))
         speedups = [cell(a.get(c), b.get(c), "speedup", ".3f") for c in codecs]
         lines.append(f"| {p} | {cycles} | {cell(a['none'], b['none'], 'dram_utilization', '.2f')} | " + " | ".join(speedups) + " |")
+    lines += geomean_rows(first, second, programs, codecs, "speedup", memory_bound, 2)
     lines += ["", f"| program | " + " | ".join(f"{c} effective CR ({pair})" for c in codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]
     for p in programs:
         a, b = first[p], second[p]
         lines.append(f"| {p} | " + " | ".join(cell(a.get(c), b.get(c), "effective_cr", ".3f") for c in codecs) + " |")
+    lines += geomean_rows(first, second, programs, codecs, "effective_cr", memory_bound, 0)
     return "\n".join(lines), len(programs)
 
 
@@ -75,12 +110,19 @@ def main(argv=None):
     parser.add_argument("first", help="results of the first set (run directory or a directory of them)")
     parser.add_argument("second", help="results of the second set")
     parser.add_argument("--names", nargs=2, default=["A", "B"], metavar=("FIRST", "SECOND"), help="column labels")
+    parser.add_argument(
+        "--memory-bound-util",
+        type=float,
+        default=0.4,
+        metavar="U",
+        help="a program is memory-bound when its none run in the first set has DRAM utilisation >= U (default 0.4)",
+    )
     args = parser.parse_args(argv)
     try:
         first, second = by_program(args.first), by_program(args.second)
     except (OSError, ValueError) as e:
         sys.exit(f"compare_results.py: {e}")
-    text, programs = markdown(first, second, args.names)
+    text, programs = markdown(first, second, args.names, args.memory_bound_util)
     if programs == 0:
         sys.exit("compare_results.py: no program has a none run in both sets")
     print(text)
