@@ -76,3 +76,13 @@ for row in "| geomean (2 programs) | | | 1.414 / 1.250 | 1.250 / 1.250 (1) | 0.8
     }
 done
 echo "compare_results.py: geometric means over the programs both sets ran, and over the memory-bound ones"
+# The committed side by side of the study on dev and on v3.2.1 (reproduction.md
+# quotes it) is what the script makes of the committed runs.
+side_by_side="$root/benchmarks/results/study-v321/dev-and-v3.2.1.md"
+"$venv/bin/python" "$root/benchmarks/compare_results.py" "$root/benchmarks/results/study" \
+    "$root/benchmarks/results/study-v321" --names dev v3.2.1 >"$work/dev-and-v3.2.1.md"
+diff -u "$side_by_side" "$work/dev-and-v3.2.1.md" >&2 || {
+    echo "benchmarks/results/study-v321/dev-and-v3.2.1.md is not what compare_results.py makes of the committed runs (above); regenerate it" >&2
+    exit 1
+}
+echo "compare_results.py: benchmarks/results/study-v321/dev-and-v3.2.1.md regenerates from the committed runs"
