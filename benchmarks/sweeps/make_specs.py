@@ -301,7 +301,12 @@ V321_UNSUPPORTED = (
     # nodes) in 876,284. Session 16 (also with dev's kernel boundaries, 0004): 42 of the 48 blocks
     # finish; CTA 0's threads wait at the barrier for blocks 46 and 47 to report in, and those
     # issue no instructions (4.4 million cycles at `tiny`); the build without memzip's hooks
-    # (v3.2.1-baseline) hangs the same way. Not diagnosed further.
+    # (v3.2.1-baseline) hangs the same way. They issue none because they have exited (session 17,
+    # from a mag_bdi run's log): every block but the first six issued (0-5, on SMs 9-14) finished
+    # by the kernel's cycle 16,751, so 42 blocks left a barrier whose wait only CTA 0's release ends,
+    # without that release; the run still spun at 205 million cycles. Why v3.2.1 lets them out
+    # (its handling of the barrier's volatile stores and `ld.cg` polls is the suspect) is not
+    # diagnosed.
     "lonestar/mst",
 )
 
