@@ -4,7 +4,8 @@
 // all), shfl.sync (idx, up, bfly, and a down-shuffle reduction), and the
 // bit-field opcodes bfe, bfi, bfind, brev, prmt; and shuffles whose
 // destination is their source (a loop's variable) or whose warp is partly
-// inactive. Every result is compared with the host's.
+// inactive; and rem after an add.s32 that carries past bit 31, and of negative
+// numbers. Every result is compared with the host's.
 //
 //   modern_ptx [n]    n threads, a positive multiple of 32 (default 4096)
 //
@@ -151,6 +152,45 @@ static int check_bit_ops(int n) {
     return bad;
 }
 
+// rem.u32 of add.s32's result with -1, the grid-stride bound LonestarGPU mst
+// computes: v3.2.1 took the remainder of the registers' whole 64 bits, and the
+// add carries into bit 32 (0005 patch, after dev). rem.s32 of values of either
+// sign by odd divisors of either sign.
+__global__ void rem_ops(const unsigned *in, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned a = in[i], m = (in[(i + 1) % n] & 0xffff) + 1, r[2];
+    int d = (int)(m | 1) * ((a & 2) ? -1 : 1);
+    asm("{\n\t.reg .u32 t;\n\tadd.s32 t, %1, -1;\n\trem.u32 %0, t, %2;\n\t}" : "=r"(r[0]) : "r"(a), "r"(m));
+    asm("rem.s32 %0, %1, %2;" : "=r"(r[1]) : "r"(a), "r"(d));
+    out[2 * i] = r[0];
+    out[2 * i + 1] = r[1];
+}
+
+static int check_rem_ops(int n) {
+    std::vector<unsigned> in(n), out(2 * n);
+    unsigned x = 777;
+    for (int i = 0; i < n; i++) { x = x * 1664525u + 1013904223u; in[i] = x; }
+    unsigned *d_in = nullptr, *d_out = nullptr;
+    cudaMalloc(&d_in, n * 4); cudaMalloc(&d_out, 2 * n * 4);
+    cudaMemcpy(d_in, in.data(), n * 4, cudaMemcpyHostToDevice);
+    rem_ops<<<(n + 127) / 128, 128>>>(d_in, d_out, n);
+    cudaMemcpy(out.data(), d_out, 2 * n * 4, cudaMemcpyDeviceToHost);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned a = in[i], m = (in[(i + 1) % n] & 0xffff) + 1;
+        int d = (int)(m | 1) * ((a & 2) ? -1 : 1);
+        unsigned want[2] = {(a - 1u) % m, (unsigned)((int)a % d)};
+        for (int k = 0; k < 2; k++) {
+            if (out[2 * i + k] != want[k]) {
+                if (bad < 5) printf("rem_ops[%d] op %d: got %u want %u\n", i, k, out[2 * i + k], want[k]);
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 4096;
     if (n <= 0 || n % 32) { fprintf(stderr, "n must be a positive multiple of 32\n"); return 2; }
@@ -188,6 +228,10 @@ int main(int argc, char **argv) {
     err = cudaGetLastError();
     if (err != cudaSuccess) { printf("FAIL CUDA error: %s\n", cudaGetErrorString(err)); return 1; }
     if (bit_bad) { printf("FAIL bit_ops: %d mismatches\n", bit_bad); return 1; }
-    printf("PASS warp_ops, lane_moves and bit_ops n=%d\n", n);
+    int rem_bad = check_rem_ops(n);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) { printf("FAIL CUDA error: %s\n", cudaGetErrorString(err)); return 1; }
+    if (rem_bad) { printf("FAIL rem_ops: %d mismatches\n", rem_bad); return 1; }
+    printf("PASS warp_ops, lane_moves, bit_ops and rem_ops n=%d\n", n);
     return 0;
 }
