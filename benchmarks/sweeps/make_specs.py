@@ -280,7 +280,11 @@ def energy_v321():
 # The study benchmarks that do not run on v3.2.1, the papers' simulator, and why (found by running
 # each one's `tiny` input there, session 10). Each is the 2013 simulator, not memzip: dev runs them.
 # (rodinia/mummergpu was one until session 15: v3.2.1's libcudart had no cudaMemGetInfo, which our
-# 0001 patch now adds.)
+# 0001 patch now adds. lonestar/mst was one until session 17: its global-barrier kernel never
+# ended, first with a grid of 0 blocks (v3.2.1 told CUDA 13 programs multiProcessorCount 0; 0001
+# patch, session 15), then because v3.2.1's rem.u32 took in a register's bits above 31: the
+# kernel's grid-stride bound came out 20480 instead of 18432 at `tiny`, so blocks 0-5 ran a second
+# round of barriers the other 42 had left; our 0005 patch computes rem by type, as dev does.)
 V321_UNSUPPORTED = (
     # The CUDA 13 PTX of the csr-vector kernel reads warpSize as the WARP_SZ constant; v3.2.1's
     # PTX model aborts: "feature 'WARP_SZ' not supported".
@@ -293,35 +297,20 @@ V321_UNSUPPORTED = (
     # config (64-byte DRAM atom) it deadlocks as well, at cycle 123,715 (session 16), so neither is
     # our GTX580-MAG32 config the cause. Not diagnosed further.
     "ispass-2009/MUM",
-    # Its global-barrier kernel dfindcompmintwo never ends. Its grid was first 0 blocks: v3.2.1's
-    # cudaGetDeviceProperties wrote CUDA 11.8's struct layout, so the CUDA 13 program read
-    # multiProcessorCount 0 (and no maxThreadsPerMultiProcessor). With both fixed (our 0001 patch,
-    # session 15) it launches 48 blocks (16 SMs x 3) and its CTA 0 still spins: more than 6.6
-    # million cycles in that kernel at `tiny`, where dev runs the whole program at `study` (4x the
-    # nodes) in 876,284. Session 16 (also with dev's kernel boundaries, 0004): 42 of the 48 blocks
-    # finish; CTA 0's threads wait at the barrier for blocks 46 and 47 to report in, and those
-    # issue no instructions (4.4 million cycles at `tiny`); the build without memzip's hooks
-    # (v3.2.1-baseline) hangs the same way. They issue none because they have exited (session 17,
-    # from a mag_bdi run's log): every block but the first six issued (0-5, on SMs 9-14) finished
-    # by the kernel's cycle 16,751, so 42 blocks left a barrier whose wait only CTA 0's release ends,
-    # without that release; the run still spun at 205 million cycles. Why v3.2.1 lets them out
-    # (its handling of the barrier's volatile stores and `ld.cg` polls is the suspect) is not
-    # diagnosed.
-    "lonestar/mst",
 )
 
 
 # Which study benchmarks run on v3.2.1 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1): each one's
 # `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has also checked
 # its output and every decoded block. Cheap (tiny); the study-size runs on v3.2.1 are
-# energy-v321.json's. The unsupported ones are left out: mst would never end.
+# study-v321.json's. The unsupported ones are left out: they fail or never end.
 def v321_tiny():
     return [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY if b not in V321_UNSUPPORTED]
 
 
 # The study grid on v3.2.1, the simulator of paper 000 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1):
 # study.json's runs, in its order, for the benchmarks that run there. Its own spec rather than
-# study.json with a --timeout: lonestar/mst would hold a core until the timeout.
+# study.json with a --timeout: MUM would hold a core until the timeout.
 def study_v321():
     return [r for r in study() if r["benchmark"] not in V321_UNSUPPORTED]
 
