@@ -156,11 +156,19 @@ static int check_bit_ops(int n) {
 // computes: v3.2.1 took the remainder of the registers' whole 64 bits, and the
 // add carries into bit 32 (0005 patch, after dev). rem.s32 of values of either
 // sign by odd divisors of either sign.
+// Item i's divisors, on the device and the host alike: m in 1..65536 for
+// rem.u32, d odd and of either sign for rem.s32.
+__host__ __device__ static void rem_divisors(const unsigned *in, int i, int n, unsigned *m, int *d) {
+    *m = (in[(i + 1) % n] & 0xffff) + 1;
+    *d = (int)(*m | 1) * ((in[i] & 2) ? -1 : 1);
+}
+
 __global__ void rem_ops(const unsigned *in, unsigned *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    unsigned a = in[i], m = (in[(i + 1) % n] & 0xffff) + 1, r[2];
-    int d = (int)(m | 1) * ((a & 2) ? -1 : 1);
+    unsigned a = in[i], m, r[2];
+    int d;
+    rem_divisors(in, i, n, &m, &d);
     asm("{\n\t.reg .u32 t;\n\tadd.s32 t, %1, -1;\n\trem.u32 %0, t, %2;\n\t}" : "=r"(r[0]) : "r"(a), "r"(m));
     asm("rem.s32 %0, %1, %2;" : "=r"(r[1]) : "r"(a), "r"(d));
     out[2 * i] = r[0];
@@ -178,8 +186,9 @@ static int check_rem_ops(int n) {
     cudaMemcpy(out.data(), d_out, 2 * n * 4, cudaMemcpyDeviceToHost);
     int bad = 0;
     for (int i = 0; i < n; i++) {
-        unsigned a = in[i], m = (in[(i + 1) % n] & 0xffff) + 1;
-        int d = (int)(m | 1) * ((a & 2) ? -1 : 1);
+        unsigned a = in[i], m;
+        int d;
+        rem_divisors(in.data(), i, n, &m, &d);
         unsigned want[2] = {(a - 1u) % m, (unsigned)((int)a % d)};
         for (int k = 0; k < 2; k++) {
             if (out[2 * i + k] != want[k]) {
