@@ -7,3 +7,15 @@ s|const int *iCycles = 100;|const int iCycles = 1;|
 # the largest, 262144): smaller presets skip the longer ones.
 s|arrayLength <= MAX_SHORT_ARRAY_SIZE;|arrayLength <= MAX_SHORT_ARRAY_SIZE \&\& arrayLength <= N;|
 s|arrayLength <= MAX_LARGE_ARRAY_SIZE;|arrayLength <= MAX_LARGE_ARRAY_SIZE \&\& arrayLength <= N;|
+# Our input instead of the sample's random one when argv[2] names a file of
+# exactly N uint32 words (the compaction presets: benchmarks/inputs/compaction_flags.py).
+/printf("Allocating and initializing CUDA arrays/i\
+    if (argc > 2) {\
+        FILE *input = fopen(argv[2], "rb");\
+        if (!input || fread(h_Input, sizeof(uint), N, input) != N || fgetc(input) != EOF) {\
+            fprintf(stderr, "scan: %s does not hold exactly %u uint32 words\\n", argv[2], N);\
+            exit(EXIT_FAILURE);\
+        }\
+        fclose(input);\
+        printf("Input: %u elements from %s\\n", N, argv[2]);\
+    }

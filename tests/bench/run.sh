@@ -117,6 +117,21 @@ open(f"{w}/lbm.bad", "wb").write(field.tobytes())
 PY
 verdict check-lbm-right "the reference field accepted" quiet python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.ref" "$work/lbm.ref"
 verdict check-lbm-wrong "one component 1e-4 off rejected" fails python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.bad" "$work/lbm.ref"
+# CUDA SDK scan's compaction input: deterministic, N words of 0/1 (about half
+# ones), and the checker rejects a word that is not a flag.
+verdict gen-flags-deterministic "compaction_flags.py" same_twice "python3 $gen/compaction_flags.py make --count 1003 --seed 3 --out @OUT@"
+python3 "$gen/compaction_flags.py" make --count 4096 --seed 3 --out "$work/flags.u32"
+verdict gen-flags-bernoulli "4096 words of 0/1, 1800-2300 ones" \
+    eval '(( $(stat -c %s "$work/flags.u32") == 4 * 4096 )) && python3 "$gen/compaction_flags.py" stats "$work/flags.u32" | awk "{ exit !(\$1 == 4096 && \$3 >= 1800 && \$3 <= 2300) }"'
+printf '\002\000\000\000' >>"$work/flags.u32"
+verdict check-flags-wrong "a word 2 rejected" fails python3 "$gen/compaction_flags.py" stats "$work/flags.u32"
+# CUDA SDK fastWalshTransform's walsh input: deterministic, and its spectrum
+# has exactly 4 non-zero components, each a_j * 2^L with a_j in [0, 1).
+verdict gen-walsh-deterministic "walsh_signal.py" same_twice "python3 $gen/walsh_signal.py make --log2n 9 --seed 3 --out @OUT@"
+python3 "$gen/walsh_signal.py" make --log2n 10 --seed 3 --out "$work/walsh.f32"
+verdict gen-walsh-spectrum "4 non-zero Walsh components in (0, 1024)" \
+    eval 'python3 "$gen/walsh_signal.py" spectrum --log2n 10 "$work/walsh.f32" | awk "\$2 > 0 && \$2 < 1024 { n++ } END { exit !(NR == 4 && n == 4) }"'
+verdict check-walsh-size "a file of the wrong length rejected" fails python3 "$gen/walsh_signal.py" spectrum --log2n 11 "$work/walsh.f32"
 # ISPASS-2009 MUM: deterministic genome and reads; the comparison ignores
 # other log lines and rejects a changed match position.
 verdict gen-mum-deterministic "mum_reads.py" same_twice "python3 $gen/mum_reads.py make --genome-length 3000 --reads 50 --seed 3 --reference @OUT@ --queries $work/reads.fna"
