@@ -21,7 +21,8 @@
 use std::cell::RefCell;
 
 use super::{
-    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, CompressorsUsed, EncodingId,
+    Latency, UNCOMPRESSED,
 };
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
@@ -57,8 +58,13 @@ pub struct Adaptive {
     votes_needed: usize,
     /// Blocks seen in the current period.
     position: usize,
-    /// Penalties of each option (index 0 = uncompressed) per sample so far.
-    sample_penalties: Vec<Vec<u64>>,
+    /// Penalties of each option (index 0 = uncompressed) per sample so far,
+    /// one row of `candidates.len() + 1` per sample; cleared, not freed, so
+    /// sampling allocates nothing once the first period has run.
+    sample_penalties: Vec<u64>,
+    /// Votes and total penalty per option, `decide`'s reused scratch.
+    votes: Vec<usize>,
+    totals: Vec<u64>,
     choice: Choice,
     last_compress_cycles: u32,
     /// Running phases decided so far per option (index 0 = uncompressed).
@@ -99,12 +105,19 @@ impl Adaptive {
             period_blocks: DEFAULT_PERIOD_BLOCKS,
             votes_needed: DEFAULT_VOTES_NEEDED,
             position: 0,
-            sample_penalties: Vec::new(),
+            sample_penalties: Vec::with_capacity(DEFAULT_SAMPLE_BLOCKS * options),
+            votes: Vec::with_capacity(options),
+            totals: Vec::with_capacity(options),
             choice: Choice::Uncompressed,
             last_compress_cycles: 0,
             phase_choices: vec![0; options],
-            trial: CompressedBlock::default(),
-            untagged: RefCell::new(CompressedBlock::default()),
+            // Room for a raw block and a bit writer's last 8-byte store, so
+            // the buffers `sample_into` swaps with the caller's never grow.
+            trial: CompressedBlock { payload: Vec::with_capacity(geometry.block_bytes() + 8), ..Default::default() },
+            untagged: RefCell::new(CompressedBlock {
+                payload: Vec::with_capacity(geometry.block_bytes() + 8),
+                ..Default::default()
+            }),
         })
     }
 
@@ -161,15 +174,16 @@ impl Adaptive {
     /// stores the block in `out` with the sample's winner (untagged; the
     /// winner's index is returned, `None` for raw).
     fn sample_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<Option<usize>, CodecError> {
-        let mut penalties = vec![self.penalty(self.geometry.block_bits(), 0)];
-        let mut best = (penalties[0], None);
+        let raw_penalty = self.penalty(self.geometry.block_bits(), 0);
+        self.sample_penalties.push(raw_penalty);
+        let mut best = (raw_penalty, None);
         let mut slowest = 0;
         let mut trial = std::mem::take(&mut self.trial);
         for index in 0..self.candidates.len() {
             self.candidates[index].compress_into(block, &mut trial)?;
             slowest = slowest.max(self.candidates[index].compress_cycles(&trial));
             let penalty = self.candidate_penalty(index, trial.size());
-            penalties.push(penalty);
+            self.sample_penalties.push(penalty);
             if penalty < best.0 {
                 best = (penalty, Some(index));
                 // Keep the winner so far in `out`, its buffer goes back to `trial`.
@@ -180,7 +194,6 @@ impl Adaptive {
         if best.1.is_none() {
             out.set_uncompressed(block, self.geometry);
         }
-        self.sample_penalties.push(penalties);
         self.last_compress_cycles = slowest;
         Ok(best.1)
     }
@@ -202,19 +215,19 @@ impl Adaptive {
 
     fn sample_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         let raw = BlockSize { encoding: UNCOMPRESSED, compressed_bits: self.geometry.block_bits() };
-        let mut penalties = vec![self.penalty(raw.compressed_bits, 0)];
-        let mut best = (penalties[0], raw, None);
+        let raw_penalty = self.penalty(raw.compressed_bits, 0);
+        self.sample_penalties.push(raw_penalty);
+        let mut best = (raw_penalty, raw, None);
         let mut slowest = 0;
         for index in 0..self.candidates.len() {
             let size = self.candidates[index].compressed_size(block)?;
             slowest = slowest.max(self.candidate_cycles(index, size));
             let penalty = self.candidate_penalty(index, size);
-            penalties.push(penalty);
+            self.sample_penalties.push(penalty);
             if penalty < best.0 {
                 best = (penalty, size, Some(index));
             }
         }
-        self.sample_penalties.push(penalties);
         self.last_compress_cycles = slowest;
         Ok(self.tag_size(best.1, best.2))
     }
@@ -222,9 +235,12 @@ impl Adaptive {
     /// Picks the running-phase option from the samples (vote, else lowest total).
     fn decide(&mut self) {
         let options = self.candidates.len() + 1;
-        let mut votes = vec![0usize; options];
-        let mut totals = vec![0u64; options];
-        for penalties in &self.sample_penalties {
+        let (votes, totals) = (&mut self.votes, &mut self.totals);
+        votes.clear();
+        votes.resize(options, 0);
+        totals.clear();
+        totals.resize(options, 0);
+        for penalties in self.sample_penalties.chunks_exact(options) {
             let winner = (0..options).min_by_key(|&o| (penalties[o], o)).unwrap_or(0);
             votes[winner] += 1;
             for (total, &p) in totals.iter_mut().zip(penalties) {
@@ -235,12 +251,8 @@ impl Adaptive {
         // win, then the lower total penalty, then the lower index (so
         // "uncompressed" wins when nothing saves space).
         let most_votes = votes.iter().copied().max().unwrap_or(0);
-        let eligible: Vec<usize> = if most_votes >= self.votes_needed {
-            (0..options).filter(|&o| votes[o] == most_votes).collect()
-        } else {
-            (0..options).collect()
-        };
-        let option = eligible.into_iter().min_by_key(|&o| (totals[o], o)).unwrap_or(0);
+        let eligible = |o: &usize| most_votes < self.votes_needed || votes[*o] == most_votes;
+        let option = (0..options).filter(eligible).min_by_key(|&o| (totals[o], o)).unwrap_or(0);
         self.phase_choices[option] += 1;
         self.choice = if option == 0 { Choice::Uncompressed } else { Choice::Candidate(option - 1) };
         self.sample_penalties.clear();
@@ -369,17 +381,21 @@ impl Codec for Adaptive {
         self.last_compress_cycles
     }
 
+    fn compressor_names(&self) -> Vec<&str> {
+        self.candidates.iter().map(|c| c.name()).collect()
+    }
+
     /// A sample ran every candidate; a running phase runs its candidate, or
     /// none when it bypasses compression.
-    fn compressors_used(&self) -> Vec<&str> {
+    fn last_compressors(&self) -> CompressorsUsed {
         // `position` has moved past the block just compressed.
         let last = (self.position + self.period_blocks - 1) % self.period_blocks;
         if last < self.sample_blocks {
-            return self.candidates.iter().map(|c| c.name()).collect();
+            return CompressorsUsed::All;
         }
         match self.choice {
-            Choice::Uncompressed => Vec::new(),
-            Choice::Candidate(index) => vec![self.candidates[index].name()],
+            Choice::Uncompressed => CompressorsUsed::Nothing,
+            Choice::Candidate(index) => CompressorsUsed::One(index),
         }
     }
 
@@ -477,12 +493,15 @@ mod tests {
             assert_eq!(c.encoding, 2, "sample stored with its winner (fast/fill)");
             assert_eq!(a.compress_cycles(&c), 10, "sampling costs the slowest candidate");
             assert_eq!(a.compressors_used(), ["slow", "fast"], "and runs every candidate");
+            assert_eq!(a.last_compressors(), CompressorsUsed::All);
         }
         assert_eq!(a.choice(), Choice::Candidate(1));
         let c = a.compress(&[9u8; 128]).unwrap();
         assert_eq!((c.encoding, c.compressed_bits), (2, 8));
         assert_eq!(a.compress_cycles(&c), 1);
         assert_eq!(a.compressors_used(), ["fast"]);
+        assert_eq!(a.last_compressors(), CompressorsUsed::One(1));
+        assert_eq!(a.compressor_names(), ["slow", "fast"]);
         assert_eq!(a.decompress_cycles(c.encoding), 1);
         assert_eq!(a.decompress(&c).unwrap(), vec![9u8; 128]);
     }
@@ -499,6 +518,7 @@ mod tests {
         assert!(!c.is_compressed());
         assert_eq!(a.compress_cycles(&c), 0, "a raw running phase bypasses the compressor");
         assert!(a.compressors_used().is_empty(), "and spends no compression energy");
+        assert_eq!(a.last_compressors(), CompressorsUsed::Nothing);
     }
 
     #[test]

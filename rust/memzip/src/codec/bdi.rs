@@ -496,7 +496,6 @@ mod tests {
     use super::*;
     use crate::codec::push_word;
     use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
-    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
     use proptest::prelude::*;
 
     const B8_D1: EncodingId = 3;
@@ -714,7 +713,7 @@ mod tests {
     }
 
     fn all_geometries() -> Vec<Geometry> {
-        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+        crate::codec::test_support::geometries()
     }
 
     fn geometry_and_block(random: bool) -> impl Strategy<Value = (Geometry, Vec<u8>)> {

@@ -537,7 +537,7 @@ mod tests {
     use super::*;
     use crate::codec::registry::build_str;
     use crate::codec::test_support::{assert_round_trips, bit_string, random_block, spaced, structured_block};
-    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
+    use crate::geometry::BLOCK_SIZES;
     use proptest::prelude::*;
 
     fn geometry(block_bytes: usize, mag_bytes: usize) -> Geometry {
@@ -806,7 +806,7 @@ mod tests {
     }
 
     fn geometries() -> Vec<Geometry> {
-        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+        crate::codec::test_support::geometries()
     }
 
     fn cases() -> impl Strategy<Value = (Geometry, Vec<u8>)> {

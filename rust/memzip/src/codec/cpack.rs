@@ -547,7 +547,6 @@ mod tests {
     use crate::codec::test_support::{
         assert_round_trips, bit_string, random_block, spaced, structured_block, words_block,
     };
-    use crate::geometry::{BLOCK_SIZES, MAG_SIZES};
     use proptest::prelude::*;
 
     const PLAIN: bool = false;
@@ -750,7 +749,7 @@ mod tests {
     }
 
     fn geometries() -> Vec<Geometry> {
-        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+        crate::codec::test_support::geometries()
     }
 
     fn cases() -> impl Strategy<Value = (Geometry, bool, Vec<u8>)> {

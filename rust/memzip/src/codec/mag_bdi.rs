@@ -124,17 +124,29 @@ impl FromStr for DeltaSign {
 
 /// Eq. 1: the delta widths for a base size, narrowest first, one per
 /// compressed size k x MAG below the block size; widths of 0 bits are dropped.
+///
+/// With a link's small granule (`Geometry::with_granule`, down to 1 byte)
+/// neighbouring sizes floor to the same width, which is one compressor unit,
+/// listed once; and an 8-byte base on a 128-byte block reaches widths above
+/// [`MAX_DELTA_BITS`], which are dropped (they save at most 6 bits of a
+/// 64-bit value). Neither happens at a DRAM MAG of 16 bytes or more: a MAG
+/// adds at least 2 bits per delta, and the widest width is 51 bits.
 pub fn delta_widths(geometry: Geometry, base_bytes: usize) -> Vec<u32> {
     let deltas = geometry.block_bytes() / base_bytes;
     let header_bits = base_bytes * 8 + deltas;
-    (1..geometry.block_bursts())
+    let mut widths: Vec<u32> = (1..geometry.block_bursts())
         .map(|bursts| bursts * geometry.mag_bytes() * 8)
         .filter_map(|comp_bits| {
             let width = comp_bits.saturating_sub(header_bits) / deltas;
-            u32::try_from(width).ok().filter(|&w| w > 0)
+            u32::try_from(width).ok().filter(|&w| w > 0 && w <= MAX_DELTA_BITS)
         })
-        .collect()
+        .collect();
+    widths.dedup();
+    widths
 }
+
+/// The widest delta field the bit reader decodes word-at-a-time.
+pub const MAX_DELTA_BITS: u32 = 57;
 
 /// MAG-aware BDI over a fixed geometry.
 #[derive(Debug, Clone)]
@@ -318,6 +330,28 @@ mod tests {
         // Block = MAG: nothing below the block size, so nothing to compress to.
         assert!(delta_widths(geometry(32, 32), 4).is_empty());
         assert!(delta_widths(geometry(64, 64), 4).is_empty());
+        // A byte-granular link: every width once, none wider than the reader takes.
+        let link = Geometry::with_granule(128, 1).unwrap();
+        assert_eq!(delta_widths(link, 4), (1..=29).collect::<Vec<u32>>());
+        assert_eq!(delta_widths(link, 2), (1..=14).collect::<Vec<u32>>());
+        assert_eq!(delta_widths(link, 8), (1..=57).collect::<Vec<u32>>());
+        let codec = MagBdi::new(Geometry::with_granule(64, 1).unwrap(), BaseSizes::EightFourTwo);
+        assert_eq!(codec.encoding_names().len(), 1 + 28 + 54 + 14, "uncompressed, then 4-, 8- and 2-byte bases");
+        for g in crate::codec::test_support::geometries().into_iter().filter(|g| g.mag_bytes() >= 16) {
+            for base in [8, 4, 2] {
+                let widths = delta_widths(g, base);
+                assert_eq!(
+                    widths.len(),
+                    (1..g.block_bursts())
+                        .filter(|&k| {
+                            (k * g.mag_bytes() * 8).saturating_sub(base * 8 + g.block_bytes() / base)
+                                >= g.block_bytes() / base
+                        })
+                        .count(),
+                    "DRAM MAGs keep one width per size: {g:?} base {base}"
+                );
+            }
+        }
         assert_eq!(compress(geometry(32, 32), BaseSizes::Four, &[]), (UNCOMPRESSED, 32, 1));
     }
 
@@ -511,7 +545,7 @@ mod tests {
     }
 
     fn all_geometries() -> Vec<Geometry> {
-        BLOCK_SIZES.iter().flat_map(|&b| MAG_SIZES.iter().filter_map(move |&m| Geometry::new(b, m).ok())).collect()
+        crate::codec::test_support::geometries()
     }
 
     fn setup_and_block(random: bool) -> impl Strategy<Value = (Geometry, BaseSizes, DeltaSign, Vec<u8>)> {

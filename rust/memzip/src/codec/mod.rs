@@ -9,9 +9,11 @@
 pub mod adaptive;
 pub mod bdi;
 pub mod bpc;
+pub mod cost_profile;
 pub mod cpack;
 pub mod e2mc;
 pub mod fpc;
+pub mod latency_knobs;
 pub mod mag_bdi;
 pub mod none;
 pub mod registry;
@@ -174,6 +176,19 @@ impl BlockSize {
     }
 }
 
+/// Which compressors examined a block ([`Codec::last_compressors`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressorsUsed {
+    /// Every compressor: a plain codec's one, or all the adaptive
+    /// selector's candidates while it samples.
+    All,
+    /// Only the compressor at this index of [`Codec::compressor_names`]
+    /// (the adaptive selector's running phase).
+    One(usize),
+    /// None: compression was bypassed (the adaptive selector's raw phase).
+    Nothing,
+}
+
 /// A lossless block codec.
 ///
 /// `compress` takes `&mut self` because some codecs learn as they go
@@ -239,11 +254,29 @@ pub trait Codec: Send {
         }
     }
 
-    /// Registry names of the compressors that examined the block just
-    /// returned by `compress`, for the energy model (`mc::energy`). Codecs
-    /// that compose others (the adaptive selector) override this.
-    fn compressors_used(&self) -> Vec<&str> {
+    /// Registry names of the compressors this codec runs, in a fixed order:
+    /// its own name, or the adaptive selector's candidates.
+    /// [`Codec::last_compressors`] indexes into it.
+    fn compressor_names(&self) -> Vec<&str> {
         vec![self.name()]
+    }
+
+    /// Which of [`Codec::compressor_names`] examined the block just returned
+    /// by `compress`, without allocating (the C ABI charges energy per block
+    /// from it). Codecs that compose others (the adaptive selector) override it.
+    fn last_compressors(&self) -> CompressorsUsed {
+        CompressorsUsed::All
+    }
+
+    /// Registry names of the compressors that examined the block just
+    /// returned by `compress`, for the energy model (`mc::energy`).
+    fn compressors_used(&self) -> Vec<&str> {
+        let names = self.compressor_names();
+        match self.last_compressors() {
+            CompressorsUsed::All => names,
+            CompressorsUsed::One(index) => names.get(index).into_iter().copied().collect(),
+            CompressorsUsed::Nothing => Vec::new(),
+        }
     }
 
     /// Human-readable names of the encoding ids this codec emits, indexed by id.

@@ -9,6 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::adaptive::{Adaptive, DEFAULT_CANDIDATES, DEFAULT_LAMBDA};
+use super::latency_knobs;
 use super::none::NoCompression;
 use super::Codec;
 use crate::error::ConfigError;
@@ -226,14 +227,31 @@ pub fn codec_names() -> Vec<&'static str> {
     CODECS.iter().map(|e| e.name).collect()
 }
 
-/// Builds the codec a spec names.
+/// Builds the codec a spec names. Every codec but the adaptive selector
+/// also takes the latency knobs (`comp_latency`, `decomp_latency`; see
+/// [`latency_knobs`](super::latency_knobs)).
 pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let entry = CODECS
         .iter()
         .find(|e| e.name == spec.name)
         .ok_or_else(|| ConfigError::new("codec", spec.name.as_str(), format!("one of {}", codec_names().join(", "))))?;
-    spec.check_knobs(entry.knobs)?;
-    (entry.build)(spec)
+    if entry.name == "adaptive" {
+        if let Some(knob) = latency_knobs::KNOBS.into_iter().find(|&knob| spec.has(knob)) {
+            return Err(ConfigError::new(
+                "adaptive knob",
+                knob,
+                format!(
+                    "lambda, candidates (latencies are per candidate: \
+                     adaptive:candidates=fpc:{knob}=3/bdi:{knob}=2)"
+                ),
+            ));
+        }
+        spec.check_knobs(entry.knobs)?;
+        return (entry.build)(spec);
+    }
+    let allowed: Vec<&str> = entry.knobs.iter().copied().chain(latency_knobs::KNOBS).collect();
+    spec.check_knobs(&allowed)?;
+    latency_knobs::apply(spec, (entry.build)(spec)?)
 }
 
 /// Parses and builds in one step.
@@ -273,6 +291,40 @@ mod tests {
                     let codec = build_str(name, geometry).unwrap_or_else(|e| panic!("{name} at {block}/{mag}: {e}"));
                     assert_eq!(codec.name(), name);
                     assert_eq!(codec.geometry(), geometry);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_codec_builds_at_link_granules() {
+        for geometry in crate::codec::test_support::geometries() {
+            for name in codec_names() {
+                let codec = build_str(name, geometry).unwrap_or_else(|e| panic!("{name} at {geometry:?}: {e}"));
+                assert_eq!(codec.geometry(), geometry);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A multi-GPU link: 64-byte cache lines, sized to the byte.
+        #[test]
+        fn every_codec_round_trips_64_byte_blocks_at_a_1_byte_granule(
+            blocks in proptest::collection::vec(crate::codec::test_support::structured_block(64), 1..12)
+        ) {
+            let geometry = Geometry::with_granule(64, 1).unwrap();
+            for name in codec_names() {
+                let mut codec = build_str(name, geometry).unwrap();
+                for (index, block) in blocks.iter().enumerate() {
+                    if index == 4 {
+                        codec.end_sampling().unwrap(); // E2MC: code the rest
+                    }
+                    let compressed = crate::codec::test_support::assert_round_trips(codec.as_mut(), block)?;
+                    proptest::prop_assert_eq!(
+                        compressed.is_compressed(),
+                        compressed.compressed_bits.div_ceil(8) < 64,
+                        "{}: stored compressed only when that saves a byte, else raw", name
+                    );
                 }
             }
         }

@@ -4,8 +4,24 @@
 
 use super::{Codec, CompressedBlock};
 use crate::error::CodecError;
+use crate::geometry::{Geometry, BLOCK_SIZES, MAG_SIZES};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+
+/// Link granules the property tests run every codec at beside the DRAM
+/// MAGs: byte-granular (a multi-GPU fabric) and one small power of two.
+pub const LINK_GRANULES: [usize; 2] = [1, 4];
+
+/// Every block size with every DRAM MAG it allows and every link granule.
+pub fn geometries() -> Vec<Geometry> {
+    BLOCK_SIZES
+        .iter()
+        .flat_map(|&block| {
+            let dram = MAG_SIZES.iter().filter_map(move |&mag| Geometry::new(block, mag).ok());
+            dram.chain(LINK_GRANULES.iter().map(move |&granule| Geometry::with_granule(block, granule).unwrap()))
+        })
+        .collect()
+}
 
 fn le_words(values: &[u64], width_bytes: usize, block_bytes: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(block_bytes);

@@ -13,8 +13,9 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
+/// A DRAM MAG or a link granule.
 fn geometry(block_bytes: usize, mag_bytes: usize) -> Geometry {
-    Geometry::new(block_bytes, mag_bytes).unwrap()
+    Geometry::with_granule(block_bytes, mag_bytes).unwrap()
 }
 
 /// Packs a string of '0'/'1' (spaces ignored) MSB first.
@@ -354,12 +355,13 @@ fn case() -> impl Strategy<Value = Case> {
     (
         prop::sample::select(vec![32usize, 64, 128]),
         prop::sample::select(PDW_CHOICES.to_vec()),
-        0usize..3,
+        0usize..5,
         any::<bool>(),
         0usize..4,
     )
         .prop_flat_map(|(block_bytes, pdw, mag_pick, adapt, kind)| {
-            let mags: Vec<usize> = [16usize, 32, 64].into_iter().filter(|&m| m <= block_bytes).collect();
+            // DRAM MAGs and link granules (byte-granular, 4 bytes).
+            let mags: Vec<usize> = [1usize, 4, 16, 32, 64].into_iter().filter(|&m| m <= block_bytes).collect();
             let mag = mags[mag_pick % mags.len()];
             let blocks = if kind == 0 { random_block(block_bytes).boxed() } else { structured_block(block_bytes) };
             (Just(block_bytes), Just(mag), Just(pdw), Just(adapt), blocks)
