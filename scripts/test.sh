@@ -2,6 +2,8 @@
 # The one test command (README, CI): every test memzip has.
 #  1. Rust: formatting; codecs, memory-controller model, trace format, FFI bridge.
 #  2. C++: the bridge objects driven from C++ without the simulator.
+#     C: the codecs' C ABI (rust/memzip-capi) driven from C11, checked
+#     against `memzip analyze`, and again under AddressSanitizer.
 #     Python: the memzip package (rust/memzip-py) built with pip in a venv,
 #     its pytest tests against the CLI (one SKIP line without PyPI).
 #     Slurm: `memzip sweep --slurm` on a single-node Slurm the test starts
@@ -28,6 +30,9 @@ cargo test --workspace --locked
 
 echo "== C++ bridge test"
 bash tests/cpp/run.sh
+
+echo "== C ABI test (rust/memzip-capi from C, then under AddressSanitizer)"
+bash tests/capi/run.sh
 
 echo "== Python tests"
 bash tests/python/run.sh
