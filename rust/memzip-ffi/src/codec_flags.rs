@@ -37,12 +37,17 @@ struct E2mcFlags {
     sampling: Sampling,
 }
 
+/// Codecs that code with E2MC and so take its flags: `e2mc<bits>` and SLC
+/// (E2MC16 underneath).
 fn is_e2mc(name: &str) -> bool {
-    name.starts_with("e2mc")
+    name.starts_with("e2mc") || name == "slc"
 }
 
-/// The symbol length of `e2mc<bits>`.
+/// The symbol length of `e2mc<bits>` (16 for SLC).
 fn symbol_bits(name: &str) -> Option<u32> {
+    if name == "slc" {
+        return Some(16);
+    }
     name.strip_prefix("e2mc").and_then(|bits| bits.parse().ok())
 }
 
@@ -330,6 +335,31 @@ mod tests {
         let candidates = spec.candidate_specs().unwrap();
         assert_eq!(candidates[0].to_string(), "e2mc16:mfv=64,pdw=2,sampling=online");
         assert_eq!(candidates[1].to_string(), "e2mc8:pdw=2,sampling=online", "e2mc8 keeps no most frequent values");
+    }
+
+    #[test]
+    fn slc_takes_the_e2mc16_flags() {
+        let (spec, _, window) = resolve(&with(|o| {
+            o.codec = "slc:variant=pred".into();
+            o.e2mc_pdw = 2;
+            o.e2mc_sampling = "online:5000".into();
+        }))
+        .unwrap();
+        assert_eq!((spec.to_string().as_str(), window), ("slc:pdw=2,sampling=online,variant=pred", 5000));
+        let eight = table_file("slc-eight", 8);
+        let err = error_of(|o| {
+            o.codec = "slc".into();
+            o.e2mc_sampling = format!("offline:{}", eight.display());
+        });
+        assert!(err.contains("codes 8-bit symbols, slc needs 16-bit ones"), "{err}");
+        let sixteen = table_file("slc-sixteen", 16);
+        let (spec, _, window) = resolve(&with(|o| {
+            o.codec = "slc".into();
+            o.e2mc_sampling = format!("offline:{}", sixteen.display());
+        }))
+        .unwrap();
+        assert_eq!(window, 0);
+        assert!(registry::build(&spec).unwrap().compress(&int_block(3)).unwrap().is_compressed());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod latency_knobs;
 pub mod mag_bdi;
 pub mod none;
 pub mod registry;
+pub mod slc;
 
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -232,6 +233,23 @@ pub trait Codec: Send {
     /// than the bitstream; it must always equal `compress(block)`'s.
     fn compressed_size(&mut self, block: &[u8]) -> Result<BlockSize, CodecError> {
         Ok(self.compress(block)?.size())
+    }
+
+    /// Compresses a block that the program allows to be approximated (its
+    /// safe-to-approximate data) into `out`, and writes into `approximated`
+    /// (one block long) the block as it will decompress. Returns whether the
+    /// stored form is lossy. Lossless codecs store the block exactly (this
+    /// default); a lossy codec (SLC) may store an approximation instead.
+    fn compress_approximable_into(
+        &mut self,
+        block: &[u8],
+        out: &mut CompressedBlock,
+        approximated: &mut [u8],
+    ) -> Result<bool, CodecError> {
+        check_block_size(approximated, self.geometry())?;
+        self.compress_into(block, out)?;
+        approximated.copy_from_slice(block);
+        Ok(false)
     }
 
     /// Default latencies from the papers (overridable in the memory controller).

@@ -196,6 +196,11 @@ const CODECS: &[Entry] = &[
         knobs: &["pdw", "mfv", "sampling"],
         build: |s| Ok(Box::new(super::e2mc::E2mc::from_spec(s, 32)?)),
     },
+    Entry {
+        name: "slc",
+        knobs: &["variant", "threshold", "pdw", "mfv", "sampling"],
+        build: |s| Ok(Box::new(super::slc::Slc::from_spec(s)?)),
+    },
     Entry { name: "adaptive", knobs: &["lambda", "candidates"], build: build_adaptive },
 ];
 
@@ -204,7 +209,10 @@ const CODECS: &[Entry] = &[
 /// it is adaptive's last knob (see [`CodecSpec::parse`]).
 fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let lambda = spec.knob("lambda", DEFAULT_LAMBDA, "a non-negative integer")?;
-    let selectable: Vec<&str> = codec_names().into_iter().filter(|n| !["none", "adaptive"].contains(n)).collect();
+    // SLC is lossy only for data marked approximable, which adaptive's
+    // size-only selection does not know about.
+    let selectable: Vec<&str> =
+        codec_names().into_iter().filter(|n| !["none", "adaptive", "slc"].contains(n)).collect();
     let candidates = spec
         .candidate_specs()?
         .iter()

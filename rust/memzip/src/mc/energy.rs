@@ -187,6 +187,10 @@ impl EnergyParams {
             }
             "fpc" => CodecEnergy::from_table3(self.fpc_pj, FPC_TABLE3, block_bits),
             "cpack" | "cpack_z" => CodecEnergy::from_table3(self.cpack_pj, CPACK_Z_TABLE3, block_bits),
+            // SLC is E2MC16 plus a node search whose cost the SLC paper puts
+            // at a tiny fraction of E2MC's (MAG-aware lossless paper, Sec.
+            // V-B: 0.0008% of the GPU's power): E2MC16's energy.
+            "slc" => return self.codec_energy("e2mc16", block_bits),
             _ => {
                 let symbol_bits: usize = name.strip_prefix("e2mc")?.parse().ok()?;
                 let (comp, decomp) = e2mc_table3_pj_per_symbol(symbol_bits)?;

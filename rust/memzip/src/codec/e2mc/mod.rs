@@ -658,6 +658,42 @@ impl E2mc {
         }
     }
 
+    /// Bits of one way pointer in the payload header: log2(block_bytes).
+    pub(crate) fn pointer_bits(&self) -> u32 {
+        self.layout.pointer_bits
+    }
+
+    /// The codeword (bits, length) of one 16- or 32-bit symbol, escape and
+    /// raw symbol included; `None` while sampling. For SLC
+    /// ([`crate::codec::slc`]), which codes E2MC16 symbols one at a time so
+    /// that it can leave some out.
+    pub(crate) fn symbol_codeword(&self, value: u32) -> Option<(u64, u32)> {
+        match &self.state {
+            State::Coding(coder) if uses_mfv(self.symbol_bits) => Some(coder.encode(0, value)),
+            _ => None,
+        }
+    }
+
+    /// Decodes the 16-bit symbol whose codeword starts at bit `pos` (and
+    /// must end by `end`) into symbol slot `s` of `out`; returns the
+    /// position after it. For SLC, like [`E2mc::symbol_codeword`].
+    pub(crate) fn decode_symbol16(
+        &self,
+        payload: &[u8],
+        pos: usize,
+        end: usize,
+        s: usize,
+        out: &mut [u8],
+    ) -> Result<usize, CodecError> {
+        match &self.state {
+            State::Coding(coder) if self.symbol_bits == 16 => coder.decode_symbol::<16>(payload, pos, end, s, out),
+            State::Coding(_) => Err(CodecError::Corrupt(format!("e2mc{} codes no 16-bit symbols", self.symbol_bits))),
+            State::Sampling(_) => {
+                Err(CodecError::Corrupt("E2MC-coded block but the code table is not built yet (sampling)".into()))
+            }
+        }
+    }
+
     /// The encoding and size `compress` stores a block with whose ways hold
     /// `way_bits` codeword bits each.
     fn size_from_ways(&self, way_bits: &[usize; 8]) -> BlockSize {
