@@ -20,6 +20,8 @@ libs=(-lpthread -ldl -lm)
 
 cc "${cflags[@]}" tests/capi/capi_test.c "$lib" "${libs[@]}" -o "$out/capi_test"
 "$out/capi_test" "$out/run"
+# The timing program (run by hand, README) is built so it keeps up with the header.
+cc "${cflags[@]}" tests/capi/timing.c "$lib" "${libs[@]}" -o "$out/timing"
 
 echo "capi: comparing the C ABI's sizes with memzip analyze on the trace it wrote"
 codecs="$(cut -f1 "$out/run/sizes.tsv" | paste -sd, -)"

@@ -78,13 +78,11 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Writes a status into the caller's record (which may be null): the code,
+/// Writes a status into the caller's record (if it passed one): the code,
 /// and the message as one NUL-terminated line, cut to fit on a character
 /// boundary.
-pub fn report(err: *mut memzip_error, code: i32, message: &str) {
-    if err.is_null() {
-        return;
-    }
+pub fn report(err: Option<&mut memzip_error>, code: i32, message: &str) {
+    let Some(err) = err else { return };
     let mut text = [0 as c_char; MESSAGE_BYTES];
     let mut len = 0;
     for ch in message.chars().map(|c| if c.is_control() { ' ' } else { c }) {
@@ -98,24 +96,16 @@ pub fn report(err: *mut memzip_error, code: i32, message: &str) {
             len += 1;
         }
     }
-    // SAFETY: the caller passes either null (checked above) or a pointer to
-    // a `memzip_error` it owns for the duration of the call (memzip.h).
-    unsafe {
-        (*err).code = code;
-        (*err).message = text;
-    }
+    err.code = code;
+    err.message = text;
 }
 
 /// Writes success into the caller's record without touching its message
 /// past the first byte (a success costs two stores).
-fn report_ok(err: *mut memzip_error) {
-    if err.is_null() {
-        return;
-    }
-    // SAFETY: as in `report`.
-    unsafe {
-        (*err).code = MEMZIP_OK;
-        (*err).message[0] = 0;
+fn report_ok(err: Option<&mut memzip_error>) {
+    if let Some(err) = err {
+        err.code = MEMZIP_OK;
+        err.message[0] = 0;
     }
 }
 
@@ -130,7 +120,11 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs one entry point's body: reports its outcome into `err` and returns
 /// the value, or the status code of the failure. A panic is caught here.
-pub fn guard<T>(what: &str, err: *mut memzip_error, body: impl FnOnce() -> Result<T, Failure>) -> Result<T, i32> {
+pub fn guard<T>(
+    what: &str,
+    err: Option<&mut memzip_error>,
+    body: impl FnOnce() -> Result<T, Failure>,
+) -> Result<T, i32> {
     let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
         Err(Failure::new(
             MEMZIP_ERR_PANIC,
@@ -150,7 +144,7 @@ pub fn guard<T>(what: &str, err: *mut memzip_error, body: impl FnOnce() -> Resul
 }
 
 /// [`guard`] for entry points that return a status code.
-pub fn status(what: &str, err: *mut memzip_error, body: impl FnOnce() -> Result<(), Failure>) -> i32 {
+pub fn status(what: &str, err: Option<&mut memzip_error>, body: impl FnOnce() -> Result<(), Failure>) -> i32 {
     match guard(what, err, body) {
         Ok(()) => MEMZIP_OK,
         Err(code) => code,
@@ -179,25 +173,25 @@ mod tests {
     #[test]
     fn messages_are_one_terminated_line_cut_on_a_character() {
         let mut err = fresh();
-        report(&mut err, MEMZIP_ERR_SPEC, "two\nlines");
+        report(Some(&mut err), MEMZIP_ERR_SPEC, "two\nlines");
         assert_eq!((err.code, text(&err).as_str()), (MEMZIP_ERR_SPEC, "two lines"));
         let long = "é".repeat(300);
-        report(&mut err, MEMZIP_ERR_IO, &long);
+        report(Some(&mut err), MEMZIP_ERR_IO, &long);
         let cut = text(&err);
         assert_eq!(cut.len(), 254, "127 two-byte characters, then the NUL");
-        report(std::ptr::null_mut(), MEMZIP_ERR_IO, "no record: nothing written");
+        report(None, MEMZIP_ERR_IO, "no record: nothing written");
     }
 
     #[test]
     fn guard_catches_panics_and_reports() {
         let mut err = fresh();
-        let result: Result<u8, i32> = guard("memzip_test", &mut err, || panic!("boom"));
+        let result: Result<u8, i32> = guard("memzip_test", Some(&mut err), || panic!("boom"));
         assert_eq!(result, Err(MEMZIP_ERR_PANIC));
         assert!(text(&err).starts_with("memzip_test: internal error in memzip"), "{}", text(&err));
         assert!(text(&err).ends_with("boom"));
-        assert_eq!(guard("f", &mut err, || Ok(7)), Ok(7));
+        assert_eq!(guard("f", Some(&mut err), || Ok(7)), Ok(7));
         assert_eq!((err.code, text(&err).as_str()), (MEMZIP_OK, ""));
-        assert_eq!(status("f", &mut err, || Err(Failure::argument("block is null"))), MEMZIP_ERR_ARGUMENT);
+        assert_eq!(status("f", Some(&mut err), || Err(Failure::argument("block is null"))), MEMZIP_ERR_ARGUMENT);
         assert_eq!(text(&err), "block is null");
         assert_eq!(quiet(0u32, || panic!("quiet")), 0);
     }

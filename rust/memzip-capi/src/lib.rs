@@ -100,6 +100,15 @@ pub extern "C" fn memzip_codec_names() -> *const c_char {
     })
 }
 
+/// The caller's error record, if it passed one.
+///
+/// # Safety
+/// `err` is null or points to a `memzip_error` the caller owns for the call.
+unsafe fn record<'a>(err: *mut memzip_error) -> Option<&'a mut memzip_error> {
+    // SAFETY: null or valid by the caller's contract.
+    unsafe { err.as_mut() }
+}
+
 /// Creates a codec; NULL on failure (`err` says why).
 ///
 /// # Safety
@@ -114,7 +123,7 @@ pub unsafe extern "C" fn memzip_codec_new(
     e2mc_table_path: *const c_char,
     err: *mut memzip_error,
 ) -> *mut memzip_codec {
-    guard("memzip_codec_new", err, || {
+    guard("memzip_codec_new", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let spec = unsafe { c_str(spec, "spec") }?;
         let table = match e2mc_table_path.is_null() {
@@ -201,7 +210,7 @@ pub unsafe extern "C" fn memzip_compress(
     info: *mut memzip_block_info,
     err: *mut memzip_error,
 ) -> i32 {
-    status("memzip_compress", err, || {
+    status("memzip_compress", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let codec = unsafe { handle_mut(codec, "codec") }?;
         let block = unsafe { bytes(block, block_len, "block") }?;
@@ -227,7 +236,7 @@ pub unsafe extern "C" fn memzip_decompress(
     block_len: usize,
     err: *mut memzip_error,
 ) -> i32 {
-    status("memzip_decompress", err, || {
+    status("memzip_decompress", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let codec = unsafe { handle_ref(codec, "codec") }?;
         let payload = unsafe { bytes(payload, payload_len, "payload") }?;
@@ -251,7 +260,7 @@ pub unsafe extern "C" fn memzip_verify(
     block_len: usize,
     err: *mut memzip_error,
 ) -> i32 {
-    status("memzip_verify", err, || {
+    status("memzip_verify", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let codec = unsafe { handle_ref(codec, "codec") }?;
         let payload = unsafe { bytes(payload, payload_len, "payload") }?;
@@ -268,7 +277,7 @@ pub unsafe extern "C" fn memzip_verify(
 /// As `memzip_compress`.
 #[no_mangle]
 pub unsafe extern "C" fn memzip_codec_end_sampling(codec: *mut memzip_codec, err: *mut memzip_error) -> i32 {
-    status("memzip_codec_end_sampling", err, || {
+    status("memzip_codec_end_sampling", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         unsafe { handle_mut(codec, "codec") }?.end_sampling()
     })
@@ -309,7 +318,7 @@ pub unsafe extern "C" fn memzip_trace_create(
     block_bytes: u32,
     err: *mut memzip_error,
 ) -> *mut memzip_trace {
-    guard("memzip_trace_create", err, || {
+    guard("memzip_trace_create", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let path = unsafe { c_str(path, "path") }?;
         Ok(Box::into_raw(Box::new(TraceHandle::create(path, block_bytes)?)))
@@ -333,7 +342,7 @@ pub unsafe extern "C" fn memzip_trace_append(
     block_len: usize,
     err: *mut memzip_error,
 ) -> i32 {
-    status("memzip_trace_append", err, || {
+    status("memzip_trace_append", unsafe { record(err) }, || {
         // SAFETY: the caller's contract above.
         let trace = unsafe { handle_mut(trace, "trace") }?;
         let block = unsafe { bytes(block, block_len, "block") }?;
@@ -348,7 +357,7 @@ pub unsafe extern "C" fn memzip_trace_append(
 /// `trace` is null or a live trace, not used again afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn memzip_trace_close(trace: *mut memzip_trace, err: *mut memzip_error) -> i32 {
-    status("memzip_trace_close", err, || {
+    status("memzip_trace_close", unsafe { record(err) }, || {
         if trace.is_null() {
             return Ok(());
         }
