@@ -322,18 +322,26 @@ fn resolve(
 }
 
 fn offline_if_coded(mut spec: CodecSpec, table_bits: Option<u32>) -> CodecSpec {
-    if table_bits.is_some_and(|bits| spec.name == format!("e2mc{bits}")) && !spec.has("sampling") {
+    if table_bits.is_some_and(|bits| spec_symbol_bits(&spec) == Some(bits)) && !spec.has("sampling") {
         spec.set("sampling", "offline");
     }
     spec
 }
 
-/// Whether an E2MC codec in the spec samples online.
+/// The symbol length of an E2MC-coded codec (`e2mcN`, and SLC on E2MC16).
+fn spec_symbol_bits(spec: &CodecSpec) -> Option<u32> {
+    match spec.name.as_str() {
+        "slc" => Some(16),
+        name => name.strip_prefix("e2mc")?.parse().ok(),
+    }
+}
+
+/// Whether an E2MC-coded codec in the spec samples online.
 fn samples_online(spec: &CodecSpec) -> bool {
     if spec.name == "adaptive" {
         return spec.candidate_specs().is_ok_and(|candidates| candidates.iter().any(samples_online));
     }
-    spec.name.starts_with("e2mc") && spec.raw("sampling") != Some("offline")
+    spec_symbol_bits(spec).is_some() && spec.raw("sampling") != Some("offline")
 }
 
 /// Reads an E2MC table file for [`CodecHandle::new`].

@@ -238,6 +238,7 @@ fn an_e2mc_table_file_starts_the_codec_coded() {
     let mut err = empty_error();
     for (spec, resolved) in [
         ("e2mc16", "e2mc16:sampling=offline"),
+        ("slc:threshold=1", "slc:sampling=offline,threshold=1"),
         // λ = 0: E2MC's latencies would otherwise make storing raw cheaper.
         ("adaptive:lambda=0,candidates=e2mc16/e2mc8", "adaptive:lambda=0,candidates=e2mc16:sampling=offline/e2mc8"),
     ] {

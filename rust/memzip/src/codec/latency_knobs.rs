@@ -71,6 +71,15 @@ impl Codec for WithLatency {
         self.inner.compressed_size(block)
     }
 
+    fn compress_approximable_into(
+        &mut self,
+        block: &[u8],
+        out: &mut CompressedBlock,
+        approximated: &mut [u8],
+    ) -> Result<bool, CodecError> {
+        self.inner.compress_approximable_into(block, out, approximated)
+    }
+
     fn latency(&self) -> Latency {
         let defaults = self.inner.latency();
         Latency::new(
@@ -121,7 +130,7 @@ impl Codec for WithLatency {
 mod tests {
     use super::*;
     use crate::codec::registry::{build_str, codec_names};
-    use crate::codec::test_support::{assert_round_trips, structured_block};
+    use crate::codec::test_support::{assert_round_trips, spec_at, structured_block};
     use crate::geometry::Geometry;
     use proptest::prelude::*;
 
@@ -147,10 +156,12 @@ mod tests {
     #[test]
     fn every_codec_but_adaptive_takes_them() {
         for name in codec_names().into_iter().filter(|&n| n != "adaptive") {
-            let codec = build_str(&format!("{name}:comp_latency=7,decomp_latency=9"), geometry())
+            let spec = spec_at(name, geometry());
+            let knobs = if spec.contains(':') { "," } else { ":" };
+            let codec = build_str(&format!("{spec}{knobs}comp_latency=7,decomp_latency=9"), geometry())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!((codec.name(), codec.latency()), (name, Latency::new(7, 9)));
-            let plain = build_str(name, geometry()).unwrap();
+            let plain = build_str(&spec, geometry()).unwrap();
             assert_eq!(codec.encoding_names(), plain.encoding_names(), "{name}");
             assert_eq!(codec.metadata_bits(), plain.metadata_bits(), "{name}");
             assert_eq!(codec.compressor_names(), [name]);
@@ -195,6 +206,43 @@ mod tests {
         let mut sampling = build_str("adaptive:candidates=fpc:comp_latency=3/bdi:comp_latency=40", geometry()).unwrap();
         let block = sampling.compress(&zeros).unwrap();
         assert_eq!(sampling.compress_cycles(&block), 40, "a sample costs the slowest candidate, as overridden");
+    }
+
+    #[test]
+    fn slc_keeps_approximating_under_the_knobs() {
+        // Floats near 1.0 with random low halves: E2MC16 leaves many a few
+        // bytes above a MAG multiple, which SLC approximates, wrapped or not.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut floats = || -> Vec<u8> {
+            (0..32)
+                .flat_map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (0x3f80_0000u32 | (state as u32 & 0xffff)).to_le_bytes()
+                })
+                .collect()
+        };
+        let mut plain = build_str("slc", Geometry::default()).unwrap();
+        let mut tuned = build_str("slc:comp_latency=1", Geometry::default()).unwrap();
+        for _ in 0..64 {
+            let block = floats();
+            plain.compress(&block).unwrap();
+            tuned.compress(&block).unwrap();
+        }
+        plain.end_sampling().unwrap();
+        tuned.end_sampling().unwrap();
+        let mut lossy_blocks = 0;
+        for _ in 0..50 {
+            let block = floats();
+            let (mut a, mut b) = (CompressedBlock::default(), CompressedBlock::default());
+            let (mut approx_a, mut approx_b) = ([0u8; 128], [0u8; 128]);
+            let lossy_a = plain.compress_approximable_into(&block, &mut a, &mut approx_a).unwrap();
+            let lossy_b = tuned.compress_approximable_into(&block, &mut b, &mut approx_b).unwrap();
+            assert_eq!((lossy_a, &a, approx_a), (lossy_b, &b, approx_b));
+            lossy_blocks += lossy_a as usize;
+        }
+        assert!(lossy_blocks > 0, "no block was approximated: the test would not see a lost override");
     }
 
     proptest! {

@@ -308,7 +308,8 @@ mod tests {
     fn every_codec_builds_at_link_granules() {
         for geometry in crate::codec::test_support::geometries() {
             for name in codec_names() {
-                let codec = build_str(name, geometry).unwrap_or_else(|e| panic!("{name} at {geometry:?}: {e}"));
+                let spec = crate::codec::test_support::spec_at(name, geometry);
+                let codec = build_str(&spec, geometry).unwrap_or_else(|e| panic!("{spec} at {geometry:?}: {e}"));
                 assert_eq!(codec.geometry(), geometry);
             }
         }
@@ -322,7 +323,7 @@ mod tests {
         ) {
             let geometry = Geometry::with_granule(64, 1).unwrap();
             for name in codec_names() {
-                let mut codec = build_str(name, geometry).unwrap();
+                let mut codec = build_str(&crate::codec::test_support::spec_at(name, geometry), geometry).unwrap();
                 for (index, block) in blocks.iter().enumerate() {
                     if index == 4 {
                         codec.end_sampling().unwrap(); // E2MC: code the rest

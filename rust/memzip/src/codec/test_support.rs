@@ -23,6 +23,15 @@ pub fn geometries() -> Vec<Geometry> {
         .collect()
 }
 
+/// A codec's spec with its defaults made valid at `geometry`: SLC's lossy
+/// threshold (16 bytes by default) may not exceed the granule.
+pub fn spec_at(name: &str, geometry: Geometry) -> String {
+    match name {
+        "slc" if geometry.mag_bytes() < 16 => format!("slc:threshold={}", geometry.mag_bytes()),
+        _ => name.to_string(),
+    }
+}
+
 fn le_words(values: &[u64], width_bytes: usize, block_bytes: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(block_bytes);
     for v in values.iter().cycle() {
