@@ -53,7 +53,8 @@ const char *memzip_codec_names(void);
    "adaptive:candidates=fpc:comp_latency=3/bdi". block_bytes: 32, 64 or 128. granule_bytes: the unit compressed
    sizes are rounded to, a power of two up to block_bytes (1 for a byte-granular link, the MAG for DRAM); a block
    is stored compressed only when that saves at least one granule. costs: MEMZIP_COSTS_*. e2mc_table_path: NULL, or
-   an offline E2MC table (JSON, as `memzip e2mc-profile` writes), used by the e2mc codec of its symbol length.
+   an offline E2MC table (JSON, as `memzip e2mc-profile` writes), used by the e2mc codec of its symbol length (and
+   by slc, for a 16-bit table).
    Returns NULL on failure. */
 memzip_codec *memzip_codec_new(const char *spec, uint32_t block_bytes, uint32_t granule_bytes, int32_t costs,
                                const char *e2mc_table_path, memzip_error *err);

@@ -262,3 +262,40 @@ fn an_e2mc_table_file_starts_the_codec_coded() {
     assert!(message(&err).contains("table.json"), "{}", message(&err));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_receivers_handle_decodes_a_senders_payloads() {
+    // Adaptive: the encoding names candidate and encoding, so decoding does
+    // not depend on the selector's state (README, "Which handle decodes what").
+    for spec in ["adaptive", "adaptive:lambda=0", "fpc", "cpack_z"] {
+        let sender = new_codec(spec, 64, 1, MEMZIP_COSTS_PAPER004);
+        let receiver = new_codec(spec, 64, 1, MEMZIP_COSTS_PAPER004);
+        let mut err = empty_error();
+        let mut info = memzip_block_info::default();
+        let (mut payload, mut decoded) = ([0u8; 64], [0u8; 64]);
+        for block in blocks(64).iter().cycle().take(700) {
+            unsafe {
+                let rc = memzip_compress(sender, block.as_ptr(), 64, payload.as_mut_ptr(), 64, &mut info, &mut err);
+                assert_eq!(rc, MEMZIP_OK);
+                let len = (info.compressed_bits as usize).div_ceil(8);
+                let (encoding, bits) = (info.encoding, info.compressed_bits);
+                let rc = memzip_decompress(
+                    receiver,
+                    payload.as_ptr(),
+                    len,
+                    encoding,
+                    bits,
+                    decoded.as_mut_ptr(),
+                    64,
+                    &mut err,
+                );
+                assert_eq!(rc, MEMZIP_OK, "{spec}: {}", message(&err));
+            }
+            assert_eq!(&decoded[..], &block[..], "{spec}");
+        }
+        unsafe {
+            memzip_codec_free(sender);
+            memzip_codec_free(receiver);
+        }
+    }
+}
