@@ -81,8 +81,8 @@ if run.get("cycles") is None and totals:
     run["cycles"] = int(totals[-1])
     changed = True
 # The power model's energy needs each kernel's duration: the steps of
-# `gpu_tot_sim_cycle = N` from one kernel's end to the next (memzip-cli's
-# power.rs reads them the same way from sim.log when it is there; a kernel's
+# `gpu_tot_sim_cycle = N` from one kernel's end to the next (memzip-study's
+# sim_log.rs reads them the same way from sim.log when it is there; a kernel's
 # own gpu_sim_cycle can include an earlier kernel's cycles).
 has_power = any(Path(path).parent.glob("gpgpusim_power_report__*.log")) or \
     Path(path).with_name("accelwattch_power_report.log").is_file()

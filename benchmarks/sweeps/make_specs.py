@@ -7,7 +7,7 @@ The specs are committed; edit a list here and rerun rather than editing the JSON
 specs stay consistent (the same benchmarks, the same option lines). What each spec reproduces,
 the DRAM-atom arithmetic of the MAG sweep and the commands: README.md next to this file.
 
-Run ids are `<name>-<preset>-<codec>` (rust/memzip-cli/src/sweep.rs), where `<codec>` is the codec
+Run ids are `<name>-<preset>-<codec>` (rust/memzip-study/src/sweep/grid.rs), where `<codec>` is the codec
 string with `:`, `=`, `,`, `+` turned into `_`. Variants that only a codec knob can tell apart
 (E2MC sampling, PDW, MFV, MAG-aware BDI's bases) are written as codec knobs
 (`e2mc16:sampling=offline,pdw=2`): their run ids differ and `memzip report`, which keys its series

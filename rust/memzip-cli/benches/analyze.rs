@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use memzip::codec::registry::codec_names;
 use memzip::trace::AccessKind;
-use memzip_cli::analyze::{analyze, AnalyzeOptions};
+use memzip_study::analyze::{analyze, AnalyzeOptions};
 
 fn main() {
     let mib: u64 = std::env::var("MEMZIP_BENCH_MIB").ok().and_then(|v| v.parse().ok()).unwrap_or(100);

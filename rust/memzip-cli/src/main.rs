@@ -1,20 +1,23 @@
-//! `memzip`: offline codec analysis of DRAM block traces, and tables of
-//! simulator runs. Errors go to stderr as one line naming the file, exit 1.
+//! `memzip`: the command-line front of `memzip-study` (offline codec
+//! analysis of DRAM block traces, tables, sweeps and reports of simulator
+//! runs): arguments in, one library call, output out. Errors go to stderr as
+//! one line naming the file, exit 1.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use memzip::codec::registry::codec_names;
-use memzip_cli::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
-use memzip_cli::power;
-use memzip_cli::profile::{self, ProfileOptions};
-use memzip_cli::report;
-use memzip_cli::shannon;
-use memzip_cli::slurm;
-use memzip_cli::sweep;
-use memzip_cli::table;
+use memzip_study::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
+use memzip_study::manifest::find_repo;
+use memzip_study::profile::{self, ProfileOptions};
+use memzip_study::report;
+use memzip_study::run;
+use memzip_study::shannon;
+use memzip_study::sweep::{self, slurm};
+use memzip_study::table;
 
 #[derive(Parser)]
 #[command(name = "memzip", version, about = "GPU memory-compression research tool")]
@@ -356,7 +359,7 @@ fn run_table(args: TableArgs) -> Result<(), String> {
 
 fn run_sweep(args: SweepArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let repo = sweep::find_repo(&cwd).unwrap_or_else(|| cwd.clone());
+    let repo = find_repo(&cwd).unwrap_or_else(|| cwd.clone());
     let runs = sweep::expand(&sweep::load_spec(&args.spec)?, &repo)?;
     if args.dry_run {
         for run in &runs {
@@ -399,7 +402,7 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
             None => return Ok(()),
         }
     } else {
-        sweep::sweep(&runs, &args.out, &runners, args.jobs)?
+        sweep::sweep_reporting(&runs, &args.out, &runners, args.jobs, &Bar::new())?
     };
     println!(
         "{} runs: {} already done, {} succeeded, {} failed{}",
@@ -421,7 +424,12 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
 }
 
 /// One run of the grid, by id: what a Slurm array task executes.
-fn run_only(runs: &[sweep::Run], id: &str, out: &std::path::Path, runners: &sweep::Runners) -> Result<(), String> {
+fn run_only(
+    runs: &[sweep::PlannedRun],
+    id: &str,
+    out: &std::path::Path,
+    runners: &sweep::Runners,
+) -> Result<(), String> {
     let run = runs.iter().find(|r| r.id == id).ok_or_else(|| format!("--only-run {id}: no such run in the spec"))?;
     if sweep::has_result(out, id) {
         eprintln!("memzip sweep: {id} is already done");
@@ -439,7 +447,7 @@ fn run_only(runs: &[sweep::Run], id: &str, out: &std::path::Path, runners: &swee
 /// or None with --no-wait.
 fn sweep_on_slurm(
     args: &SweepArgs,
-    runs: &[sweep::Run],
+    runs: &[sweep::PlannedRun],
     cwd: &std::path::Path,
 ) -> Result<Option<sweep::Outcome>, String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
@@ -480,23 +488,24 @@ fn sweep_on_slurm(
     Ok(Some(outcome))
 }
 
-/// Hands the arguments to the repository's `scripts/bench.sh`: the
-/// manifests, generators and checks are shell and Python, so the script is
-/// the one implementation and this is only its front door.
+/// `memzip power`: the whole-GPU energy of each run, as JSON.
 fn run_power(args: PowerArgs) -> Result<(), String> {
     let summaries = args
         .runs
         .iter()
-        .map(|dir| table::load_run(dir).and_then(|run| power::summary(&run)))
+        .map(|dir| run::load_run(dir).and_then(|run| run::power_summary(&run)))
         .collect::<Result<Vec<_>, _>>()?;
     let text = serde_json::to_string_pretty(&summaries).map_err(|e| format!("power: {e}"))?;
     println!("{text}");
     Ok(())
 }
 
+/// Hands the arguments to the repository's `scripts/bench.sh`: the
+/// manifests, generators and checks are shell and Python, so the script is
+/// the one implementation and this is only its front door.
 fn run_bench(args: BenchArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let repo = sweep::find_repo(&cwd)
+    let repo = find_repo(&cwd)
         .ok_or("bench: run it inside a memzip checkout (no scripts/bench.sh above the current directory)")?;
     let status = std::process::Command::new("bash")
         .arg(repo.join("scripts/bench.sh"))
@@ -524,6 +533,41 @@ fn run_report(args: ReportArgs) -> Result<(), String> {
         println!("{}", path.display());
     }
     Ok(())
+}
+
+/// The sweep's progress on a terminal: a bar, with a line per finished run
+/// above it; a log (not a terminal) gets the lines alone.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new() -> Self {
+        let bar = ProgressBar::new(0);
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} runs  {elapsed} elapsed, ~{eta} left")
+        {
+            bar.set_style(style);
+        }
+        Bar(bar)
+    }
+}
+
+impl sweep::Progress for Bar {
+    fn start(&self, runs: usize) {
+        self.0.set_length(runs as u64);
+    }
+
+    fn finished(&self, line: &str) {
+        if self.0.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            self.0.println(line);
+        }
+        self.0.inc(1);
+    }
+
+    fn end(&self) {
+        self.0.finish_and_clear();
+    }
 }
 
 fn main() -> ExitCode {

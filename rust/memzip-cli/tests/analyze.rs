@@ -8,9 +8,9 @@ use std::process::Command;
 use memzip::codec::e2mc::{shannon_bound, Sampler};
 use memzip::codec::registry::{build, build_str, codec_names, CodecSpec};
 use memzip::Geometry;
-use memzip_cli::analyze::{analyze, AnalyzeOptions, CodecResult, OfflineTable};
-use memzip_cli::profile::{profile, ProfileOptions};
-use memzip_cli::shannon::ShannonResult;
+use memzip_study::analyze::{analyze, AnalyzeOptions, CodecResult, OfflineTable};
+use memzip_study::profile::{profile, ProfileOptions};
+use memzip_study::shannon::ShannonResult;
 use serde_json::Value;
 
 const RECORDS: u64 = 600;

@@ -6,8 +6,8 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use memzip_cli::report::{geomean, run_dirs, write_report, BarChart, ReportOptions};
-use memzip_cli::sweep::TIMING_MODEL;
+use memzip_study::report::{geomean, run_dirs, write_report, BarChart, ReportOptions};
+use memzip_study::run::TIMING_MODEL;
 
 fn fixtures() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/runs"))
@@ -188,7 +188,7 @@ fn fixture_copy(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
-    use memzip_cli::analyze::{analyze, AnalyzeOptions};
+    use memzip_study::analyze::{analyze, AnalyzeOptions};
     let runs = fixture_copy("report-analyze-runs");
     let trace = runs.join("t.mzt");
     common::write_trace(&trace, 300, 128, false);
@@ -244,7 +244,7 @@ fn a_program_list_limits_the_report_to_those_programs() {
 
 #[test]
 fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
-    use memzip_cli::analyze::{analyze, AnalyzeOptions};
+    use memzip_study::analyze::{analyze, AnalyzeOptions};
     let runs = fixture_copy("report-sensitivity-runs");
     let trace = runs.join("t.mzt");
     common::write_trace(&trace, 300, 128, false);
@@ -270,7 +270,7 @@ fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
     let mfv_at = section.find("### e2mc16-mfv: MAG 32 B; E2MC samples the first 100 blocks online").expect(section);
     let mag_at = section.find("### mag16: MAG 16 B\n").expect(section);
     assert!(mfv_at < mag_at, "{section}");
-    let cr = |codecs: &[memzip_cli::analyze::CodecResult], i: usize, raw: bool| {
+    let cr = |codecs: &[memzip_study::analyze::CodecResult], i: usize, raw: bool| {
         let c = &codecs[i];
         format!("{:.3}", if raw { c.raw_compression_ratio } else { c.effective_compression_ratio }.unwrap())
     };

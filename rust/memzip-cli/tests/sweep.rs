@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use memzip_cli::sweep::{
-    adopt, expand, load_spec, recorded_runs, reuse, sweep, Run, RunRecord, Runners, Target, TIMING_MODEL,
-};
+use memzip_study::run::{RunRecord, TIMING_MODEL};
+use memzip_study::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
@@ -156,7 +155,7 @@ fn failures_are_recorded_and_retried() {
     let dir = common::temp_dir("sweep-failures");
     let runner = write_runner(&dir);
     let count = dir.join("count");
-    let runs: Vec<Run> = expand(&load_spec(&write_spec(&dir, &["none", "bad"])).unwrap(), &dir).unwrap();
+    let runs: Vec<PlannedRun> = expand(&load_spec(&write_spec(&dir, &["none", "bad"])).unwrap(), &dir).unwrap();
     let out = dir.join("results");
     let runner_cmd = vec![
         "env".to_string(),
@@ -357,7 +356,7 @@ fn codecs_and_benchmarks_are_checked_before_launching() {
     for entry in fs::read_dir(repo.join("benchmarks/sweeps")).unwrap().flatten() {
         if entry.path().extension().is_some_and(|e| e == "json") {
             let runs = expand(&load_spec(&entry.path()).unwrap(), &repo).unwrap();
-            memzip_cli::sweep::validate(&runs, &repo).unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+            memzip_study::sweep::validate(&runs, &repo).unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
         }
     }
 }
@@ -423,7 +422,7 @@ fn a_run_past_its_timeout_is_stopped_and_fails_while_the_others_finish() {
 
 #[test]
 fn timeouts_are_seconds_or_have_a_unit() {
-    use memzip_cli::sweep::parse_timeout;
+    use memzip_study::sweep::parse_timeout;
     assert_eq!(parse_timeout("90"), Ok(Duration::from_secs(90)));
     assert_eq!(parse_timeout("45s"), Ok(Duration::from_secs(45)));
     assert_eq!(parse_timeout("30m"), Ok(Duration::from_secs(1800)));
@@ -584,7 +583,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
     fs::remove_file(study.join("rodinia-bfs-tiny-none/sweep.json")).unwrap();
     let study_runs = expand(&load_spec(&study_spec).unwrap(), &dir).unwrap();
     assert_eq!(adopt(&study_runs, &study).unwrap(), 1);
-    assert_eq!(RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap(), Some(RunRecord::of(&study_runs[0])));
+    assert_eq!(RunRecord::read(&study.join("rodinia-bfs-tiny-none")).unwrap(), Some(study_runs[0].record()));
     assert_eq!(adopt(&study_runs, &study).unwrap(), 0);
 
     // A codec run of an older timing model is run again and replaced; a
@@ -612,7 +611,7 @@ fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuratio
     let dir = common::temp_dir("sweep-same");
     fs::write(dir.join("spec.json"), spec).unwrap();
     let runs = expand(&load_spec(&dir.join("spec.json")).unwrap(), &dir).unwrap();
-    let base = RunRecord::of(&runs[0]);
+    let base = runs[0].record();
     assert!(base.same_configuration(&base.clone()));
     let mut traced = base.clone();
     traced.options.push("-memzip_trace t.zst".into());
@@ -642,7 +641,7 @@ fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuratio
     let unnumbered: RunRecord = serde_json::from_value(unnumbered).unwrap();
     assert_eq!(unnumbered.timing_model, 1);
     assert!(!base.same_configuration(&unnumbered), "a codec run of the flawed model 1 is not reused");
-    let program = RunRecord::of(&runs[1]);
+    let program = runs[1].record();
     assert_eq!(program.program.as_deref(), Some("p"));
     assert!(!program.same_configuration(&program.clone()), "a command line's record does not hold its command");
 }

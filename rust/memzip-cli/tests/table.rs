@@ -10,7 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use memzip_cli::table::{load_rows, load_run};
+use memzip_study::run::load_run;
+use memzip_study::table::load_rows;
 
 const RUNS: [&str; 6] = ["vecadd-none", "vecadd-bdi", "bfs-none", "vecadd-fpc", "bfs-mag_bdi", "orphan"];
 
@@ -160,9 +161,9 @@ fn a_run_of_an_older_timing_model_is_labelled() {
     let shown: Vec<_> = rows.iter().map(|row| (row.run.label.as_str(), row.run.timing_model)).collect();
     assert_eq!(shown, [("none", Some(1)), ("bdi (timing model 1)", Some(1))]);
 
-    std::fs::write(bdi.join("sweep.json"), record("bdi", Some(memzip_cli::sweep::TIMING_MODEL))).unwrap();
+    std::fs::write(bdi.join("sweep.json"), record("bdi", Some(memzip_study::run::TIMING_MODEL))).unwrap();
     let run = load_run(&bdi).unwrap();
-    assert_eq!((run.label.as_str(), run.timing_model), ("bdi", Some(memzip_cli::sweep::TIMING_MODEL)));
+    assert_eq!((run.label.as_str(), run.timing_model), ("bdi", Some(memzip_study::run::TIMING_MODEL)));
 }
 
 /// A copy of a fixture run that a test may break.

@@ -1,4 +1,4 @@
-//! `memzip.analyze`: the CLI's `memzip analyze` (memzip_cli::analyze), its
+//! `memzip.analyze`: the CLI's `memzip analyze` (memzip_study::analyze), its
 //! JSON document handed to Python, which makes the table.
 //!
 //! The analysis reports every failure as one string; to raise the right
@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use memzip::codec::registry::{build, CodecSpec};
 use memzip::trace::TraceReader;
 use memzip::Geometry;
-use memzip_cli::analyze::{
+use memzip_study::analyze::{
     self, split_codec_list, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS, DEFAULT_SAMPLE_BLOCKS,
 };
-use memzip_cli::shannon::{ShannonRun, DEFAULT_MAX_DISTINCT};
+use memzip_study::shannon::{ShannonRun, DEFAULT_MAX_DISTINCT};
 use pyo3::prelude::*;
 
 use crate::codec::load_table;

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use memzip::codec::registry::{self, CodecSpec};
 use memzip::{Codec, CompressedBlock, Geometry};
-use memzip_cli::analyze::OfflineTable;
+use memzip_study::analyze::OfflineTable;
 use numpy::{PyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;

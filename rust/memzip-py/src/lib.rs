@@ -3,7 +3,7 @@
 //! (`memzip._memzip`; the `memzip` package in `python/` wraps it).
 //!
 //! Nothing here implements a codec or an analysis: every function converts
-//! Python values, calls `memzip` (codecs, traces) or `memzip-cli` (analysis,
+//! Python values, calls `memzip` (codecs, traces) or `memzip-study` (analysis,
 //! run tables), and converts the result back. Long loops run with the GIL
 //! released, and every entry point turns a Rust panic into a Python
 //! `RuntimeError` (see [`errors::guard`]).

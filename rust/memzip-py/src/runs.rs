@@ -1,10 +1,10 @@
 //! `memzip.load_runs`: simulator run directories (`stats.json`, `sim.log`,
-//! `run.json`) as the rows of `memzip table` (memzip_cli::table), with the
-//! directories found as `memzip report` finds them (memzip_cli::report).
+//! `run.json`) as the rows of `memzip table` (memzip_study::table), with the
+//! directories found as `memzip report` finds them (memzip_study::report).
 
 use std::path::PathBuf;
 
-use memzip_cli::{report, table};
+use memzip_study::{report, table};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

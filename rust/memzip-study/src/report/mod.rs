@@ -11,14 +11,19 @@
 //! relative to `none` (paper 000 Fig. 13, paper 004 Fig. 7) with each run's
 //! energy by component.
 
+mod analyses;
+mod chart;
+mod mean;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+pub use chart::{BarChart, Series};
+pub use mean::geomean;
 
-use crate::sweep::{RunRecord, TIMING_MODEL};
+use crate::run::{is_finished_run, RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};
 
 /// Run directories directly under `results` (skipping `.tmp-*` and `*.failed`).
@@ -27,7 +32,7 @@ pub fn run_dirs(results: &Path) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("{}: {e}", results.display()))?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| crate::sweep::is_finished_run(p) && p.join("stats.json").is_file())
+        .filter(|p| is_finished_run(p) && p.join("stats.json").is_file())
         .collect();
     dirs.sort();
     if dirs.is_empty() {
@@ -35,15 +40,6 @@ pub fn run_dirs(results: &Path) -> Result<Vec<PathBuf>, String> {
     }
     Ok(dirs)
 }
-
-/// Geometric mean of the positive values; None when there are none.
-pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let logs: Vec<f64> = values.into_iter().filter(|v| *v > 0.0).map(f64::ln).collect();
-    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
-}
-
-/// A named row of bars, one value per group (None: no bar).
-pub type Series = (String, Vec<Option<f64>>);
 
 /// One per-program figure of the report.
 struct Figure {
@@ -110,138 +106,6 @@ const FIGURES: [Figure; 7] = [
 /// The figures the papers draw for memory-bound programs only (paper 002 §V-C), drawn again
 /// over those alone.
 const MEMORY_BOUND_FIGURES: [&str; 2] = ["effective_cr.svg", "speedup.svg"];
-
-/// One figure: groups along x, one bar per series in each group.
-pub struct BarChart<'a> {
-    pub title: &'a str,
-    pub y_label: &'a str,
-    pub groups: Vec<String>,
-    pub series: Vec<Series>,
-    /// A dashed reference line (e.g. 1.0 for ratios).
-    pub reference: Option<f64>,
-}
-
-const COLORS: [&str; 10] =
-    ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-/// A round axis maximum and tick step above `max`.
-fn axis(max: f64) -> (f64, f64) {
-    let max = if max > 0.0 { max } else { 1.0 };
-    let raw_step = max / 5.0;
-    let magnitude = 10f64.powf(raw_step.log10().floor());
-    let step =
-        [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw_step).unwrap_or(magnitude * 10.0);
-    ((max / step).ceil() * step, step)
-}
-
-impl BarChart<'_> {
-    pub fn to_svg(&self) -> String {
-        let (left, right, top, bottom) = (80.0, 170.0, 50.0, 90.0);
-        let plot_h = 320.0;
-        let per_group = 24.0 * self.series.len().max(1) as f64 + 24.0;
-        let plot_w = (per_group * self.groups.len().max(1) as f64).max(300.0);
-        let (width, height) = (left + plot_w + right, top + plot_h + bottom);
-        let max = self.series.iter().flat_map(|(_, v)| v.iter().flatten().copied()).fold(0.0, f64::max);
-        let (y_max, step) = axis(max.max(self.reference.unwrap_or(0.0)));
-        let y = |v: f64| top + plot_h * (1.0 - v / y_max);
-        let mut svg = String::new();
-        let _ = writeln!(
-            svg,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="28" font-size="16" text-anchor="middle" font-weight="bold">{}</text>"#,
-            left + plot_w / 2.0,
-            escape(self.title)
-        );
-        let mut tick = 0.0;
-        while tick <= y_max + step / 2.0 {
-            let ty = y(tick);
-            let _ = writeln!(svg, r##"<line x1="{left}" x2="{}" y1="{ty}" y2="{ty}" stroke="#ddd"/>"##, left + plot_w);
-            let _ = writeln!(
-                svg,
-                r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
-                left - 6.0,
-                ty + 4.0,
-                fmt_tick(tick, step)
-            );
-            tick += step;
-        }
-        let _ = writeln!(
-            svg,
-            r#"<text transform="translate(22,{}) rotate(-90)" text-anchor="middle" font-size="13">{}</text>"#,
-            top + plot_h / 2.0,
-            escape(self.y_label)
-        );
-        for (g, group) in self.groups.iter().enumerate() {
-            let gx = left + g as f64 * per_group + 12.0;
-            for (s, (_, values)) in self.series.iter().enumerate() {
-                if let Some(v) = values.get(g).copied().flatten() {
-                    let (bx, by) = (gx + s as f64 * 24.0, y(v));
-                    let _ = writeln!(
-                        svg,
-                        r#"<rect x="{bx}" y="{by}" width="20" height="{}" fill="{}"><title>{}: {v:.3}</title></rect>"#,
-                        (top + plot_h - by).max(0.0),
-                        COLORS[s % COLORS.len()],
-                        escape(group)
-                    );
-                }
-            }
-            let lx = gx + (per_group - 24.0) / 2.0;
-            let _ = writeln!(
-                svg,
-                r#"<text transform="translate({lx},{}) rotate(-25)" text-anchor="end">{}</text>"#,
-                top + plot_h + 16.0,
-                escape(group)
-            );
-        }
-        if let Some(r) = self.reference {
-            let _ = writeln!(
-                svg,
-                r#"<line x1="{left}" x2="{}" y1="{}" y2="{}" stroke="black" stroke-dasharray="6,4"/>"#,
-                left + plot_w,
-                y(r),
-                y(r)
-            );
-        }
-        let _ = writeln!(
-            svg,
-            r#"<line x1="{left}" x2="{left}" y1="{top}" y2="{}" stroke="black"/><line x1="{left}" x2="{}" y1="{}" y2="{}" stroke="black"/>"#,
-            top + plot_h,
-            left + plot_w,
-            top + plot_h,
-            top + plot_h
-        );
-        for (s, (name, _)) in self.series.iter().enumerate() {
-            let (lx, ly) = (left + plot_w + 20.0, top + 10.0 + s as f64 * 20.0);
-            let _ = writeln!(
-                svg,
-                r#"<rect x="{lx}" y="{}" width="14" height="14" fill="{}"/>"#,
-                ly - 11.0,
-                COLORS[s % COLORS.len()]
-            );
-            let _ = writeln!(svg, r#"<text x="{}" y="{ly}">{}</text>"#, lx + 20.0, escape(name));
-        }
-        svg.push_str("</svg>\n");
-        svg
-    }
-}
-
-fn fmt_tick(value: f64, step: f64) -> String {
-    if step >= 1.0 {
-        format!("{value:.0}")
-    } else if step >= 0.1 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    }
-}
 
 /// Programs (first-appearance order) and codecs (first-appearance order).
 fn axes(rows: &[Row]) -> (Vec<String>, Vec<String>) {
@@ -501,240 +365,8 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
     out
 }
 
-/// One codec's results in an analyze JSON.
-struct CodecResult {
-    codec: String,
-    raw_cr: Option<f64>,
-    effective_cr: Option<f64>,
-    /// Blocks per stored size at the MAG (bytes), `mag_size_histogram`.
-    mag_sizes: BTreeMap<u64, u64>,
-}
-
-impl CodecResult {
-    fn from_json(json: &Value) -> Result<Self, String> {
-        let mut mag_sizes = BTreeMap::new();
-        if let Some(histogram) = json["mag_size_histogram"].as_object() {
-            for (size, count) in histogram {
-                let size = size.parse().map_err(|_| format!("bad mag_size_histogram size '{size}'"))?;
-                mag_sizes.insert(size, count.as_u64().ok_or_else(|| format!("bad block count at size {size}"))?);
-            }
-        }
-        Ok(Self {
-            codec: json["codec"].as_str().unwrap_or("?").to_string(),
-            raw_cr: json["raw_compression_ratio"].as_f64(),
-            effective_cr: json["effective_compression_ratio"].as_f64(),
-            mag_sizes,
-        })
-    }
-
-    /// Per stored size, its share of the blocks in percent (None: no blocks).
-    fn size_shares(&self) -> Option<BTreeMap<u64, f64>> {
-        let total: u64 = self.mag_sizes.values().sum();
-        (total > 0).then(|| self.mag_sizes.iter().map(|(&size, &n)| (size, 100.0 * n as f64 / total as f64)).collect())
-    }
-}
-
-/// One program's `memzip analyze` results (from `analyze.json` in its `none`
-/// run), one per codec.
-type AnalyzedProgram = (String, Vec<CodecResult>);
-
-/// One `analyze*.json` file name's results over the `none` runs: per program,
-/// and how the blocks were analysed (MAG, where E2MC's table came from).
-struct Analyses {
-    programs: Vec<AnalyzedProgram>,
-    setting: String,
-}
-
-/// The `file` (an `analyze*.json` that bench.sh writes for a `none` run with a
-/// trace) of each program's `none` run, in program order.
-fn analyzed_programs(rows: &[Row], file: &str) -> Result<Analyses, String> {
-    let mut programs = Vec::new();
-    let mut setting = String::new();
-    for row in rows.iter().filter(|r| r.run.is_baseline()) {
-        let path = Path::new(&row.run.dir).join(file);
-        if !path.is_file() {
-            continue;
-        }
-        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let trace = &json["traces"][0];
-        let codecs = trace["codecs"]
-            .as_array()
-            .ok_or_else(|| format!("{}: no traces[0].codecs", path.display()))?
-            .iter()
-            .map(CodecResult::from_json)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if setting.is_empty() {
-            setting = analysis_setting(&json, &codecs);
-        }
-        programs.push((row.run.program.clone().unwrap_or_else(|| "(unnamed)".into()), codecs));
-    }
-    Ok(Analyses { programs, setting })
-}
-
-/// How an analyze JSON analysed its blocks, in words: the MAG and, when it
-/// has E2MC codecs, where their code tables came from.
-fn analysis_setting(json: &Value, codecs: &[CodecResult]) -> String {
-    let mut setting = match json["traces"][0]["mag_bytes"].as_u64() {
-        Some(mag) => format!("MAG {mag} B"),
-        None => "MAG unknown".to_string(),
-    };
-    if codecs.iter().any(|c| c.codec.starts_with("e2mc")) {
-        if json["e2mc_offline"].as_bool() == Some(true) {
-            setting.push_str("; E2MC tables profiled from the same blocks (offline)");
-        } else if let Some(blocks) = json["sample_blocks"].as_u64() {
-            let _ = write!(setting, "; E2MC samples the first {blocks} blocks online (stored raw), then codes");
-        }
-    }
-    setting
-}
-
-/// The `analyze-<name>.json` file names of the `none` runs (bench.sh's
-/// SENS_ANALYSES: the compression side of the sensitivity sweeps), sorted.
-fn sensitivity_files(rows: &[Row]) -> Vec<String> {
-    let mut names: Vec<String> = rows
-        .iter()
-        .filter(|r| r.run.is_baseline())
-        .filter_map(|r| fs::read_dir(&r.run.dir).ok())
-        .flat_map(|dir| dir.flatten())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with("analyze-") && name.ends_with(".json"))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// The header of a markdown table with one row per program and one column
-/// per codec.
-fn program_table_header(codecs: &[&str]) -> String {
-    let mut out = String::from("| program |");
-    for codec in codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    out.push_str("\n| --- |");
-    out.push_str(&" --- |".repeat(codecs.len()));
-    out.push('\n');
-    out
-}
-
-/// A table of one compression ratio (raw or effective) of every codec of
-/// `programs` per program, with geometric means.
-fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
-    let Some((_, first)) = programs.first() else { return String::new() };
-    let codecs: Vec<&str> = first.iter().map(|c| c.codec.as_str()).collect();
-    let mut out = program_table_header(&codecs);
-    let value = |results: &[CodecResult], codec: &str| {
-        results.iter().find(|c| c.codec == codec).and_then(|c| if raw { c.raw_cr } else { c.effective_cr })
-    };
-    let cell = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
-    for (program, results) in programs {
-        let _ = write!(out, "| {program} |");
-        for codec in &codecs {
-            let _ = write!(out, " {} |", cell(value(results, codec)));
-        }
-        out.push('\n');
-    }
-    out.push_str("| geomean |");
-    for codec in &codecs {
-        let mean = geomean(programs.iter().filter_map(|(_, results)| value(results, codec)));
-        let _ = write!(out, " {} |", cell(mean));
-    }
-    out.push('\n');
-    out
-}
-
-/// Per program and codec, the share of the blocks stored at each size at the
-/// MAG, with the mean share over the programs: paper 002 Fig. 12 (whose
-/// "average" is over benchmarks, so each program weighs the same).
-fn size_share_table(programs: &[AnalyzedProgram]) -> String {
-    let Some((_, first)) = programs.first() else { return String::new() };
-    let codecs: Vec<&str> = first.iter().map(|c| c.codec.as_str()).collect();
-    let mut sizes: Vec<u64> =
-        programs.iter().flat_map(|(_, results)| results.iter().flat_map(|c| c.mag_sizes.keys().copied())).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    if sizes.is_empty() {
-        return String::new();
-    }
-    let sizes_text: Vec<String> = sizes.iter().map(u64::to_string).collect();
-    let mut out = format!("Blocks stored at {} B, % of each codec's blocks:\n\n", sizes_text.join(" / "));
-    out.push_str(&program_table_header(&codecs));
-    let shares = |results: &[CodecResult], codec: &str| results.iter().find(|c| c.codec == codec)?.size_shares();
-    let cell = |shares: Option<Vec<f64>>| match shares {
-        Some(values) => values.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(" / "),
-        None => "-".to_string(),
-    };
-    let at_sizes = |map: &BTreeMap<u64, f64>| sizes.iter().map(|s| map.get(s).copied().unwrap_or(0.0)).collect();
-    for (program, results) in programs {
-        let _ = write!(out, "| {program} |");
-        for codec in &codecs {
-            let _ = write!(out, " {} |", cell(shares(results, codec).as_ref().map(at_sizes)));
-        }
-        out.push('\n');
-    }
-    out.push_str("| mean |");
-    for codec in &codecs {
-        let per_program: Vec<Vec<f64>> =
-            programs.iter().filter_map(|(_, results)| shares(results, codec).as_ref().map(at_sizes)).collect();
-        let mean = (!per_program.is_empty()).then(|| {
-            (0..sizes.len()).map(|i| per_program.iter().map(|v| v[i]).sum::<f64>() / per_program.len() as f64).collect()
-        });
-        let _ = write!(out, " {} |", cell(mean));
-    }
-    out.push('\n');
-    out
-}
-
-/// Raw and effective compression ratio of every codec `memzip analyze`
-/// measured on each program's stored blocks, with geometric means, and the
-/// distribution of their stored sizes.
-fn analyze_section(analyses: &Analyses) -> String {
-    if analyses.programs.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "\n## Every codec on the stored blocks (`memzip analyze` of the `none` runs' traces)\n\n\
-         Write-backs and host-to-device copies of each `none` run, every codec offline on the same blocks; \
-         E2MC starts from a table profiled from the same trace (offline probabilities, paper 000 Fig. 9a).\n",
-    );
-    for (title, raw) in [("Effective compression ratio (at MAG)", false), ("Raw compression ratio", true)] {
-        let _ = write!(out, "\n### {title}\n\n{}", ratio_table(&analyses.programs, raw));
-    }
-    let sizes = size_share_table(&analyses.programs);
-    if !sizes.is_empty() {
-        let _ = write!(out, "\n### Stored sizes at MAG (paper 002 Fig. 12)\n\n{sizes}");
-    }
-    out
-}
-
-/// The compression side of the sensitivity sweeps: one effective- and one
-/// raw-CR table per `analyze-<name>.json` (MAG 16 / 64 B, E2MC's PDWs and
-/// MFV table sizes, MAG-aware BDI's bases: scripts/bench.sh SENS_ANALYSES).
-fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
-    let files = sensitivity_files(rows);
-    if files.is_empty() {
-        return Ok(String::new());
-    }
-    let mut out = String::from(
-        "\n## Sensitivity of the compression ratio (`memzip analyze` of the same blocks)\n\n\
-         The `none` runs' stored blocks again, under the knobs of the sensitivity sweeps \
-         (`analyze-<name>.json`, scripts/bench.sh `SENS_ANALYSES`); their timing is the `sens-*` sweeps'.\n",
-    );
-    for file in files {
-        let analyses = analyzed_programs(rows, &file)?;
-        let name = file.trim_start_matches("analyze-").trim_end_matches(".json");
-        let _ = write!(out, "\n### {name}: {}\n", analyses.setting);
-        for (title, raw) in [("Effective compression ratio", false), ("Raw compression ratio", true)] {
-            let _ = write!(out, "\n{title}:\n\n{}", ratio_table(&analyses.programs, raw));
-        }
-    }
-    Ok(out)
-}
-
 /// The codec runs left out because an older timing model made them
-/// (`sweep::TIMING_MODEL`): their cycles do not compare with current runs'.
+/// (`run::TIMING_MODEL`): their cycles do not compare with current runs'.
 fn superseded_section(dirs: &[PathBuf]) -> String {
     if dirs.is_empty() {
         return String::new();
@@ -840,8 +472,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     summary.push_str(&builds_section(&rows));
     summary.push_str(&geomean_table(&rows));
     summary.push_str(&bound_section(&rows, memory_bound_utilization));
-    summary.push_str(&analyze_section(&analyzed_programs(&rows, "analyze.json")?));
-    summary.push_str(&sensitivity_section(&rows)?);
+    summary.push_str(&analyses::sections(&rows)?);
     summary.push_str(&energy_section(&rows));
     summary.push_str(&gpu_energy_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");

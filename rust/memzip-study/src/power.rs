@@ -40,8 +40,6 @@
 //! the run's total; memzip's own DRAM figure is not (the power model's DRAM
 //! already counts those bursts).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// GPUWattch (v3.2.1): `gpgpusim_power_report__<date>.log`.
@@ -198,41 +196,6 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
     Ok(kernels)
 }
 
-/// Every kernel's duration in a simulator log, in order: the steps of
-/// `gpu_tot_sim_cycle = N` (the cycle each kernel ended at) from one kernel's
-/// end to the next one's (module doc: why not `gpu_sim_cycle`).
-pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, String> {
-    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
-    let mut ends = Vec::new();
-    for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
-        let line = String::from_utf8_lossy(&line);
-        let Some(rest) = line.trim().strip_prefix("gpu_tot_sim_cycle = ") else {
-            continue;
-        };
-        let n = rest
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {rest}` is not a cycle count", log.display()))?;
-        ends.push(n);
-    }
-    durations(&ends).map_err(|e| format!("{}: {e}", log.display()))
-}
-
-/// Kernel durations from the cycles the kernels ended at (non-decreasing).
-fn durations(ends: &[u64]) -> Result<Vec<u64>, String> {
-    let mut previous = 0;
-    let mut cycles = Vec::with_capacity(ends.len());
-    for &end in ends {
-        let step = end
-            .checked_sub(previous)
-            .ok_or_else(|| format!("`gpu_tot_sim_cycle` goes back from {previous} to {end}"))?;
-        cycles.push(step);
-        previous = end;
-    }
-    Ok(cycles)
-}
-
 /// The power report of a run directory, if the run had the power model on.
 pub fn find_report(dir: &Path) -> Result<Option<(PowerModel, PathBuf)>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
@@ -303,51 +266,6 @@ pub fn gpu_energy(
     Ok(energy)
 }
 
-/// The run directory's whole-GPU energy, or `None` without a power report.
-pub fn load(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, String> {
-    let Some((model, report)) = find_report(dir)? else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(&report).map_err(|e| format!("{}: cannot read: {e}", report.display()))?;
-    let kernels = parse_report(&text, &report)?;
-    let cycles = crate::table::from_log_or_run_json(dir, "kernel_cycles", "counts", kernel_cycles, |v| {
-        v.as_array()?.iter().map(serde_json::Value::as_u64).collect()
-    })?;
-    let core_hz = core_hz.ok_or_else(|| {
-        format!("{}: no core clock (`total.energy.core_hz` of stats.json) to turn power into energy", dir.display())
-    })?;
-    gpu_energy(model, report, &kernels, &cycles, core_hz).map(Some)
-}
-
-/// `memzip power`'s JSON of one run: the power model's energy by component,
-/// memzip's codec and metadata-cache energy added to it, and the EDP.
-pub fn summary(run: &crate::table::Run) -> Result<serde_json::Value, String> {
-    let gpu = run.gpu_power.as_ref().ok_or_else(|| {
-        format!("{}: no power report (run with scripts/sim-run.sh --power or MEMZIP_POWER=1)", run.dir)
-    })?;
-    let components: serde_json::Map<String, serde_json::Value> =
-        gpu.components_pj.iter().map(|(label, pj)| (label.clone(), (*pj).into())).collect();
-    Ok(serde_json::json!({
-        "dir": run.dir,
-        "program": run.program,
-        "codec": run.label,
-        "model": gpu.model.name(),
-        "report": gpu.report.display().to_string(),
-        "kernels": gpu.kernels,
-        "unsampled_kernels": gpu.unsampled_kernels,
-        "cycles": run.cycles,
-        "core_hz": run.energy.and_then(|e| e.core_hz),
-        "gpu_energy_pj": gpu.gpu_pj,
-        "gpu_dram_energy_pj": gpu.dram_pj,
-        "components_pj": components,
-        "max_printed_total_mismatch_w": gpu.max_printed_total_mismatch_w,
-        "memzip_codec_pj": run.energy.map(|e| e.codec_pj),
-        "memzip_metadata_pj": run.energy.map(|e| e.metadata_pj),
-        "total_energy_pj": run.gpu_total_pj(),
-        "edp_js": run.gpu_edp_js(),
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,25 +308,6 @@ mod tests {
         assert_eq!((e.kernels, e.unsampled_kernels), (2, 0));
         let err = gpu_energy(PowerModel::GpuWattch, "r.log".into(), &kernels, &[1000], 1e9).unwrap_err();
         assert!(err.contains("2 kernels") && err.contains("1 `gpu_tot_sim_cycle`"), "{err}");
-    }
-
-    #[test]
-    fn kernel_durations_are_steps_of_the_total_cycles() {
-        // v3.2.1 log of fastWalshTransform under mag_bdi: the fourth kernel's
-        // gpu_sim_cycle (27346) also holds the third's 13579 cycles.
-        let dir = std::env::temp_dir().join(format!("memzip-power-durations-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("sim.log");
-        let kernel = |sim: u64, tot: u64| {
-            format!("kernel_name = k\ngpu_sim_cycle = {sim}\ngpu_sim_insn = 9\ngpu_tot_sim_cycle = {tot}\n")
-        };
-        let text = kernel(13461, 13461) + &kernel(11992, 25453) + &kernel(13579, 39032) + &kernel(27346, 52799);
-        std::fs::write(&log, text).unwrap();
-        assert_eq!(kernel_cycles(&log).unwrap(), vec![13461, 11992, 13579, 13767]);
-        std::fs::write(&log, kernel(5, 50) + &kernel(5, 40)).unwrap();
-        let err = kernel_cycles(&log).unwrap_err();
-        assert!(err.contains("sim.log") && err.contains("from 50 to 40"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -16,7 +16,9 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::Duration;
 
-use crate::sweep::{tmp_dir, Outcome, Run};
+use crate::sweep::exec::Outcome;
+use crate::sweep::grid::PlannedRun;
+use crate::sweep::results::{has_result, tmp_dir};
 
 /// How to submit.
 #[derive(Debug, Clone, Default)]
@@ -100,7 +102,7 @@ pub fn batch_script(dir: &Path, count: usize, task: &TaskCommand, options: &Slur
 }
 
 /// Writes the array for `todo` and submits it with `sbatch --parsable`.
-pub fn submit(todo: &[&Run], task: &TaskCommand, options: &SlurmOptions) -> Result<Submission, String> {
+pub fn submit(todo: &[&PlannedRun], task: &TaskCommand, options: &SlurmOptions) -> Result<Submission, String> {
     let dir = submission_dir(&task.out)?;
     let ids: Vec<String> = todo.iter().map(|r| r.id.clone()).collect();
     let runs_file = dir.join("runs.txt");
@@ -168,7 +170,7 @@ pub fn collect(submission: &Submission, out: &Path) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     for (index, id) in submission.ids.iter().enumerate() {
         let failed = out.join(format!("{id}.failed"));
-        if crate::sweep::has_result(out, id) {
+        if has_result(out, id) {
             outcome.succeeded += 1;
             continue;
         }

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use memzip::codec::e2mc::{CodeTable, Sampler, ShannonBound};
 
-use crate::analyze::{open_trace, stream_blocks, DEFAULT_CHUNK_BLOCKS};
+use crate::blocks::{open_trace, stream_blocks, DEFAULT_CHUNK_BLOCKS};
 
 /// What to profile.
 #[derive(Debug, Clone)]

@@ -1,0 +1,29 @@
+//! memzip's study side, as a library: everything between the simulator's
+//! output and a study's tables and figures. The `memzip` command
+//! (`memzip-cli`) and the Python package (`memzip-py`) are thin layers over it.
+//!
+//! - [`run`]: a run directory (`stats.json`, `sim.log`, `run.json`,
+//!   `sweep.json`, the power model's report): the one place that reads it.
+//! - [`manifest`]: the repository and its benchmark manifests.
+//! - [`analyze`]: offline codec evaluation of `-memzip_trace` files
+//!   ([`blocks`] streams their blocks; [`shannon`]: the Shannon bound).
+//! - [`profile`]: E2MC code tables from traces (offline mode).
+//! - [`power`]: whole-GPU energy from the simulator's power model report.
+//! - [`table`]: the comparison table of run directories.
+//! - [`sweep`]: a grid of simulator runs, local and resumable, or on Slurm.
+//! - [`report`]: tables and SVG figures of a results directory.
+
+#![forbid(unsafe_code)]
+
+pub mod analyze;
+pub mod blocks;
+pub mod manifest;
+pub mod power;
+pub mod profile;
+pub mod report;
+pub mod run;
+pub mod shannon;
+pub mod sim_log;
+pub mod sweep;
+pub mod table;
+pub mod text;

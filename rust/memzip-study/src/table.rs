@@ -1,0 +1,342 @@
+//! `memzip table`: the comparison table of simulator runs ([`crate::run`]
+//! reads each run directory).
+//!
+//! Speedup, DRAM traffic, energy and energy-delay product are relative to the
+//! run of the same program whose stats say codec `none` (runs without a
+//! program form one group). With the simulator's power model on, whole-GPU
+//! energy and its EDP are also relative to the `none` run.
+
+use std::path::PathBuf;
+
+use crate::run::{load_run, Run};
+use crate::text::{csv_line, fmt_opt, Align, Table};
+
+/// A run next to its program's `none` run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub run: Run,
+    /// `none` cycles over this run's cycles.
+    pub speedup: Option<f64>,
+    /// This run's DRAM bytes as a percentage of the `none` run's.
+    pub dram_percent_of_none: Option<f64>,
+    /// Total energy as a percentage of the `none` run's.
+    pub energy_percent_of_none: Option<f64>,
+    /// Energy-delay product as a percentage of the `none` run's.
+    pub edp_percent_of_none: Option<f64>,
+    /// Whole-GPU total energy as a percentage of the `none` run's.
+    pub gpu_energy_percent_of_none: Option<f64>,
+    /// Whole-GPU EDP as a percentage of the `none` run's.
+    pub gpu_edp_percent_of_none: Option<f64>,
+}
+
+/// `100 * value / baseline`, when both exist and the baseline is positive.
+fn percent_of(value: Option<f64>, baseline: Option<f64>) -> Option<f64> {
+    match (value, baseline) {
+        (Some(v), Some(b)) if b > 0.0 => Some(100.0 * v / b),
+        _ => None,
+    }
+}
+
+/// Groups runs by program (first appearance order; within a group the `none`
+/// run first, then command-line order) and relates each to that `none` run.
+pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
+    let mut programs: Vec<Option<String>> = Vec::new();
+    for run in &runs {
+        if !programs.contains(&run.program) {
+            programs.push(run.program.clone());
+        }
+    }
+    let mut rows = Vec::with_capacity(runs.len());
+    for program in &programs {
+        let group: Vec<&Run> = runs.iter().filter(|r| &r.program == program).collect();
+        let baselines: Vec<&Run> = group.iter().copied().filter(|r| r.is_baseline()).collect();
+        if let [first, second, ..] = baselines.as_slice() {
+            return Err(format!(
+                "{} and {} are both `none` runs of program {}: give one baseline per program",
+                first.dir,
+                second.dir,
+                program.as_deref().unwrap_or("(unnamed)")
+            ));
+        }
+        let baseline = baselines.first();
+        // The baseline leads its group, whatever the command-line order.
+        let (mut ordered, others): (Vec<&Run>, Vec<&Run>) = group.into_iter().partition(|r| r.is_baseline());
+        ordered.extend(others);
+        for run in ordered {
+            let speedup = baseline.filter(|_| run.cycles > 0).map(|b| b.cycles as f64 / run.cycles as f64);
+            let dram_percent_of_none =
+                baseline.filter(|b| b.dram_bytes > 0).map(|b| 100.0 * run.dram_bytes as f64 / b.dram_bytes as f64);
+            let total_pj = |r: &Run| r.energy.map(|e| e.total_pj);
+            let energy_percent_of_none = percent_of(total_pj(run), baseline.and_then(|b| total_pj(b)));
+            let edp_percent_of_none = percent_of(run.edp_js(), baseline.and_then(|b| b.edp_js()));
+            let gpu_energy_percent_of_none = percent_of(run.gpu_total_pj(), baseline.and_then(|b| b.gpu_total_pj()));
+            let gpu_edp_percent_of_none = percent_of(run.gpu_edp_js(), baseline.and_then(|b| b.gpu_edp_js()));
+            rows.push(Row {
+                run: run.clone(),
+                speedup,
+                dram_percent_of_none,
+                energy_percent_of_none,
+                edp_percent_of_none,
+                gpu_energy_percent_of_none,
+                gpu_edp_percent_of_none,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Loads every directory and compares; the first bad directory is the error.
+pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, String> {
+    let runs = dirs.iter().map(|d| load_run(d)).collect::<Result<Vec<_>, _>>()?;
+    compare(runs)
+}
+
+fn verify_cell(run: &Run) -> String {
+    if run.verify_checked == 0 && run.verify_failures == 0 {
+        "-".to_string()
+    } else {
+        format!("{}/{}", run.verify_checked, run.verify_failures)
+    }
+}
+
+fn output_cell(ok: Option<bool>) -> String {
+    match ok {
+        Some(true) => "ok",
+        Some(false) => "FAIL",
+        None => "-",
+    }
+    .to_string()
+}
+
+fn percent_cell(value: Option<f64>) -> String {
+    fmt_opt(value, 1) + if value.is_some() { "%" } else { "" }
+}
+
+/// The table's cells, shared by the text and markdown forms. The whole-GPU
+/// columns appear when some run had the simulator's power model on.
+fn cell_table(rows: &[Row]) -> Table {
+    let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
+    let mut columns = vec![
+        ("program", Align::Left),
+        ("run", Align::Left),
+        ("cycles", Align::Right),
+        ("speedup", Align::Right),
+        ("DRAM bytes", Align::Right),
+        ("DRAM vs none", Align::Right),
+        ("DRAM util", Align::Right),
+        ("raw CR", Align::Right),
+        ("eff CR", Align::Right),
+        ("MDC hit", Align::Right),
+        ("energy uJ", Align::Right),
+        ("energy vs none", Align::Right),
+        ("EDP vs none", Align::Right),
+        ("verify chk/fail", Align::Right),
+        ("output", Align::Left),
+        ("wall s", Align::Right),
+    ];
+    if with_gpu_power {
+        columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
+    }
+    let mut table = Table::new(&columns);
+    for row in rows {
+        let run = &row.run;
+        let mut cells = vec![
+            run.program.clone().unwrap_or_else(|| "-".to_string()),
+            run.label.clone(),
+            run.cycles.to_string(),
+            fmt_opt(row.speedup, 3),
+            run.dram_bytes.to_string(),
+            fmt_opt(row.dram_percent_of_none, 1) + if row.dram_percent_of_none.is_some() { "%" } else { "" },
+            fmt_opt(run.dram_utilization, 3),
+            fmt_opt(run.raw_cr, 3),
+            fmt_opt(run.effective_cr, 3),
+            fmt_opt(run.mdc_hit_rate.map(|h| 100.0 * h), 1) + if run.mdc_hit_rate.is_some() { "%" } else { "" },
+            fmt_opt(run.energy.map(|e| e.total_pj / 1e6), 3),
+            percent_cell(row.energy_percent_of_none),
+            percent_cell(row.edp_percent_of_none),
+            verify_cell(run),
+            output_cell(run.output_ok),
+            fmt_opt(run.wall_seconds, 1),
+        ];
+        if with_gpu_power {
+            cells.extend([
+                fmt_opt(run.gpu_total_pj().map(|pj| pj / 1e6), 3),
+                percent_cell(row.gpu_energy_percent_of_none),
+                percent_cell(row.gpu_edp_percent_of_none),
+            ]);
+        }
+        table.push(cells);
+    }
+    table
+}
+
+/// The aligned text table.
+pub fn render_text(rows: &[Row]) -> String {
+    cell_table(rows).render()
+}
+
+/// The same cells as a markdown table.
+pub fn render_markdown(rows: &[Row]) -> String {
+    cell_table(rows).render_markdown()
+}
+
+/// The same table as CSV, numbers at full precision, missing values empty.
+pub fn render_csv(rows: &[Row]) -> String {
+    let number = |v: Option<f64>| v.filter(|v| v.is_finite()).map(|v| v.to_string()).unwrap_or_default();
+    let header = [
+        "program",
+        "run",
+        "dir",
+        "cycles",
+        "speedup",
+        "dram_bytes",
+        "dram_percent_of_none",
+        "dram_utilization",
+        "raw_cr",
+        "effective_cr",
+        "mdc_hit_rate",
+        "verify_checked",
+        "verify_failures",
+        "output_ok",
+        "wall_seconds",
+        "energy_pj",
+        "dram_energy_pj",
+        "codec_energy_pj",
+        "metadata_energy_pj",
+        "energy_percent_of_none",
+        "edp_js",
+        "edp_percent_of_none",
+        "gpu_energy_pj",
+        "gpu_dram_energy_pj",
+        "gpu_total_energy_pj",
+        "gpu_total_energy_percent_of_none",
+        "gpu_edp_js",
+        "gpu_edp_percent_of_none",
+        "timing_model",
+    ];
+    let mut out = csv_line(&header.map(String::from));
+    for row in rows {
+        let run = &row.run;
+        out.push_str(&csv_line(&[
+            run.program.clone().unwrap_or_default(),
+            run.label.clone(),
+            run.dir.clone(),
+            run.cycles.to_string(),
+            number(row.speedup),
+            run.dram_bytes.to_string(),
+            number(row.dram_percent_of_none),
+            number(run.dram_utilization),
+            number(run.raw_cr),
+            number(run.effective_cr),
+            number(run.mdc_hit_rate),
+            run.verify_checked.to_string(),
+            run.verify_failures.to_string(),
+            run.output_ok.map(|ok| ok.to_string()).unwrap_or_default(),
+            number(run.wall_seconds),
+            number(run.energy.map(|e| e.total_pj)),
+            number(run.energy.map(|e| e.dram_pj)),
+            number(run.energy.map(|e| e.codec_pj)),
+            number(run.energy.map(|e| e.metadata_pj)),
+            number(row.energy_percent_of_none),
+            number(run.edp_js()),
+            number(row.edp_percent_of_none),
+            number(run.gpu_power.as_ref().map(|g| g.gpu_pj)),
+            number(run.gpu_power.as_ref().map(|g| g.dram_pj)),
+            number(run.gpu_total_pj()),
+            number(row.gpu_energy_percent_of_none),
+            number(run.gpu_edp_js()),
+            number(row.gpu_edp_percent_of_none),
+            run.timing_model.map(|model| model.to_string()).unwrap_or_default(),
+        ]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::run::RunEnergy;
+
+    fn run(program: &str, codec: &str, cycles: u64, dram_bytes: u64) -> Run {
+        Run {
+            dir: format!("{program}/{codec}"),
+            program: Some(program.to_string()),
+            label: codec.to_string(),
+            stats_codec: codec.to_string(),
+            cycles,
+            dram_bytes,
+            raw_cr: None,
+            effective_cr: None,
+            mdc_hit_rate: None,
+            dram_utilization: None,
+            verify_checked: 0,
+            verify_failures: 0,
+            output_ok: None,
+            wall_seconds: None,
+            timing_model: None,
+            simulator_sources: None,
+            energy: None,
+            gpu_power: None,
+            stored_sizes: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn relates_runs_to_their_programs_none_run() {
+        let rows = compare(vec![
+            run("a", "bdi", 800, 600),
+            run("b", "none", 100, 10),
+            run("a", "none", 1000, 1000),
+            run("c", "fpc", 5, 5),
+        ])
+        .unwrap();
+        let summary: Vec<(&str, Option<f64>, Option<f64>)> =
+            rows.iter().map(|r| (r.run.dir.as_str(), r.speedup, r.dram_percent_of_none)).collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("a/none", Some(1.0), Some(100.0)),
+                ("a/bdi", Some(1.25), Some(60.0)),
+                ("b/none", Some(1.0), Some(100.0)),
+                ("c/fpc", None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn energy_and_edp_relate_to_the_none_run() {
+        let with_energy = |program: &str, codec: &str, cycles: u64, total_pj: f64| Run {
+            energy: Some(RunEnergy {
+                total_pj,
+                dram_pj: total_pj,
+                codec_pj: 0.0,
+                metadata_pj: 0.0,
+                core_hz: Some(1e9),
+            }),
+            ..run(program, codec, cycles, 1)
+        };
+        let rows = compare(vec![
+            with_energy("a", "none", 1000, 2e6),
+            with_energy("a", "mag_bdi", 800, 1.5e6),
+            run("a", "fpc", 1000, 1),
+        ])
+        .unwrap();
+        assert_eq!(rows[0].run.edp_js(), Some(2e6 * 1e-12 * 1e-6));
+        assert_eq!((rows[0].energy_percent_of_none, rows[0].edp_percent_of_none), (Some(100.0), Some(100.0)));
+        assert_eq!(rows[1].energy_percent_of_none, Some(75.0));
+        assert!((rows[1].edp_percent_of_none.unwrap() - 60.0).abs() < 1e-9, "75% energy x 80% time");
+        assert_eq!(
+            (rows[2].energy_percent_of_none, rows[2].edp_percent_of_none),
+            (None, None),
+            "no energy in its stats"
+        );
+    }
+
+    #[test]
+    fn two_baselines_for_one_program_is_an_error() {
+        let err = compare(vec![run("a", "none", 1, 1), run("a", "none", 2, 2)]).unwrap_err();
+        assert!(err.contains("both `none` runs of program a"), "{err}");
+    }
+}
