@@ -8,6 +8,9 @@
 #     its pytest tests against the CLI (one SKIP line without PyPI).
 #     Slurm: `memzip sweep --slurm` on a single-node Slurm the test starts
 #     (installed with apt when missing; one SKIP line where it cannot run).
+#     MGPUSim: the Go module mgpusim-plugin/ (memzip inside the multi-GPU
+#     simulator) with 4-GPU runs of small benchmarks (one SKIP line without
+#     the Go module proxy).
 #  3. Simulator: our CUDA programs under gpgpu-sim with memzip, when a
 #     simulator source is available; otherwise one SKIP line says what is missing.
 #     The same hooks on gpgpu-sim v3.2.1 (the papers' version). The simulators'
@@ -39,6 +42,9 @@ bash tests/python/run.sh
 
 echo "== Slurm test (memzip sweep --slurm on a local single-node Slurm)"
 bash tests/slurm/run.sh
+
+echo "== MGPUSim plugin tests (Go: the paper's bus, the cgo binding, 4-GPU runs)"
+bash tests/mgpu/run.sh
 
 echo "== Simulator tests"
 bash tests/sim/run.sh

@@ -1,0 +1,328 @@
+// Package fabric models the inter-GPU fabric of "Exploiting Adaptive Data
+// Compression to Improve Performance and Energy-Efficiency of Compute
+// Workloads in Multi-GPU Systems" (Tavana et al., IPDPS 2019), §VI-B: one bus
+// shared by the CPU and every GPU, "only one message can be sent at a time.
+// Each message takes an integer number of cycles to transfer and no two
+// messages can share the same cycle" (20 bytes per cycle at 1 GHz, Table VII's
+// 160 Gb/s), round-robin arbitration, and a 4 KB input and a 4 KB output
+// buffer at every CPU and GPU.
+//
+// The Bus is an Akita connection: components' ports plug into it, grouped by
+// the device (endpoint) they belong to. A message leaves its port's outgoing
+// buffer into its endpoint's output buffer, waits there for its compressor
+// (EdgeDelays), crosses the bus in ceil(bytes / bytes-per-cycle) cycles, lands
+// in the destination endpoint's input buffer, waits for its decompressor, and
+// is delivered to its port. Space in the input buffer is taken when the
+// transfer starts, so a transfer never finds its destination full.
+package fabric
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/sarchlab/akita/v4/sim"
+)
+
+// The paper's fabric (§VI-B, Table VII).
+const (
+	PaperBytesPerCycle = 20
+	PaperBufferBytes   = 4096
+)
+
+// EdgeDelays gives the cycles a message spends in the sender's compressor
+// before it may cross the bus, and in the receiver's decompressor after it
+// crossed. The compression hook implements it; a message it knows nothing
+// about has no delays.
+type EdgeDelays interface {
+	Delays(msg sim.Msg) (compressCycles, decompressCycles uint64)
+}
+
+// Config is the bus's shape.
+type Config struct {
+	BytesPerCycle int // bytes the bus moves per cycle
+	BufferBytes   int // capacity of each endpoint's input and output buffer
+}
+
+// PaperConfig is §VI-B's bus.
+func PaperConfig() Config {
+	return Config{BytesPerCycle: PaperBytesPerCycle, BufferBytes: PaperBufferBytes}
+}
+
+// Validate names the first field that cannot work.
+func (c Config) Validate() error {
+	if c.BytesPerCycle <= 0 {
+		return fmt.Errorf("bus bytes per cycle must be positive, got %d", c.BytesPerCycle)
+	}
+	if c.BufferBytes <= 0 {
+		return fmt.Errorf("bus buffer bytes must be positive, got %d", c.BufferBytes)
+	}
+	return nil
+}
+
+type queued struct {
+	msg     sim.Msg
+	bytes   int
+	readyAt uint64 // cycle it may leave this buffer
+}
+
+// fifo is a buffer of messages that holds at most capBytes, except that an
+// empty buffer takes any one message (a message larger than the buffer
+// must still be able to move).
+type fifo struct {
+	items    []queued
+	bytes    int
+	capBytes int
+}
+
+func (f *fifo) fits(bytes int) bool {
+	return len(f.items) == 0 || f.bytes+bytes <= f.capBytes
+}
+
+// waiting: some message in the buffer may not move before a later cycle.
+func (f *fifo) waiting(now uint64) bool {
+	for _, q := range f.items {
+		if q.readyAt > now {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fifo) push(q queued) {
+	f.items = append(f.items, q)
+	f.bytes += q.bytes
+}
+
+func (f *fifo) removeAt(i int) {
+	f.bytes -= f.items[i].bytes
+	copy(f.items[i:], f.items[i+1:])
+	f.items[len(f.items)-1] = queued{}
+	f.items = f.items[:len(f.items)-1]
+}
+
+type endpoint struct {
+	index int
+	name  string
+	ports []sim.Port
+	out   fifo
+	in    fifo
+}
+
+// Bus is the paper's shared bus (see the package comment).
+type Bus struct {
+	*sim.TickingComponent
+
+	cfg        Config
+	delays     EdgeDelays
+	endpoints  []*endpoint
+	byPort     map[sim.RemotePort]*endpoint
+	nextSender int    // round-robin pointer
+	busyUntil  uint64 // first cycle the bus is free again
+
+	stats Stats
+}
+
+// NewBus builds a bus ticking at freq (the paper's runs at 1 GHz).
+func NewBus(name string, engine sim.Engine, freq sim.Freq, cfg Config) (*Bus, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Bus{cfg: cfg, byPort: make(map[sim.RemotePort]*endpoint)}
+	b.TickingComponent = sim.NewTickingComponent(name, engine, freq, b)
+	return b, nil
+}
+
+// SetEdgeDelays installs the compressor/decompressor delays (nil: none).
+func (b *Bus) SetEdgeDelays(d EdgeDelays) { b.delays = d }
+
+// PlugInEndpoint connects one device's ports as one endpoint: they share the
+// device's input and output buffer and its turn in the arbitration.
+func (b *Bus) PlugInEndpoint(name string, ports []sim.Port) {
+	ep := &endpoint{
+		index: len(b.endpoints),
+		name:  name,
+		ports: ports,
+		out:   fifo{capBytes: b.cfg.BufferBytes},
+		in:    fifo{capBytes: b.cfg.BufferBytes},
+	}
+	for _, p := range ports {
+		if _, dup := b.byPort[p.AsRemote()]; dup {
+			log.Panicf("fabric: port %s plugged in twice", p.AsRemote())
+		}
+		b.byPort[p.AsRemote()] = ep
+		p.SetConnection(b)
+	}
+	b.endpoints = append(b.endpoints, ep)
+	b.stats.addEndpoint(name)
+}
+
+// PlugIn connects a port as an endpoint of its own.
+func (b *Bus) PlugIn(port sim.Port) { b.PlugInEndpoint(string(port.AsRemote()), []sim.Port{port}) }
+
+// Unplug is not supported: the platform is fixed for a run.
+func (b *Bus) Unplug(port sim.Port) { log.Panicf("fabric: cannot unplug %s", port.AsRemote()) }
+
+// NotifyAvailable is called when a port's incoming buffer has room again.
+func (b *Bus) NotifyAvailable(sim.Port) { b.TickLater() }
+
+// NotifySend is called when a port has a message to send.
+func (b *Bus) NotifySend() { b.TickLater() }
+
+// Config is the bus's shape.
+func (b *Bus) Config() Config { return b.cfg }
+
+// Stats returns what the bus has counted so far.
+func (b *Bus) Stats() *Stats { return &b.stats }
+
+// Tick moves messages into output buffers, starts a transfer when the bus is
+// free, and delivers what has arrived and been decompressed.
+func (b *Bus) Tick() bool {
+	now := b.Freq.Cycle(b.Engine.CurrentTime())
+	progress := b.pull(now)
+	progress = b.transmit(now) || progress
+	progress = b.deliver(now) || progress
+	return progress || b.pending(now)
+}
+
+// pending: something waits for its time to come (a transfer in progress, a
+// compressor or decompressor at work), so the bus must keep ticking. A
+// message that waits for room in a port is not pending: the port calls
+// NotifyAvailable when it has room.
+func (b *Bus) pending(now uint64) bool {
+	if now < b.busyUntil {
+		return true
+	}
+	for _, ep := range b.endpoints {
+		if ep.out.waiting(now) || ep.in.waiting(now) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Bus) pull(now uint64) bool {
+	progress := false
+	for _, ep := range b.endpoints {
+		for _, port := range ep.ports {
+			for {
+				msg := port.PeekOutgoing()
+				if msg == nil {
+					break
+				}
+				bytes := wireBytes(msg)
+				if !ep.out.fits(bytes) {
+					break
+				}
+				port.RetrieveOutgoing()
+				compress := uint64(0)
+				if b.delays != nil {
+					compress, _ = b.delays.Delays(msg)
+				}
+				ep.out.push(queued{msg: msg, bytes: bytes, readyAt: now + compress})
+				progress = true
+			}
+		}
+	}
+	return progress
+}
+
+// transmit starts the next transfer in round-robin order among the endpoints
+// whose oldest message is ready and fits into its destination's input buffer.
+func (b *Bus) transmit(now uint64) bool {
+	if now < b.busyUntil {
+		return false
+	}
+	n := len(b.endpoints)
+	for i := 0; i < n; i++ {
+		src := b.endpoints[(b.nextSender+i)%n]
+		if len(src.out.items) == 0 {
+			continue
+		}
+		head := src.out.items[0]
+		dst := b.destination(head.msg)
+		if head.readyAt > now || !dst.in.fits(head.bytes) {
+			continue
+		}
+		src.out.removeAt(0)
+		cycles := b.transferCycles(head.bytes)
+		decompress := uint64(0)
+		if b.delays != nil {
+			_, decompress = b.delays.Delays(head.msg)
+		}
+		dst.in.push(queued{msg: head.msg, bytes: head.bytes, readyAt: now + cycles + decompress})
+		b.busyUntil = now + cycles
+		b.nextSender = (src.index + 1) % n
+		b.stats.record(src.index, dst.index, head.bytes, cycles)
+		return true
+	}
+	return false
+}
+
+// transferCycles is §VI-B's rule: whole cycles, at least one per message.
+func (b *Bus) transferCycles(bytes int) uint64 {
+	cycles := (bytes + b.cfg.BytesPerCycle - 1) / b.cfg.BytesPerCycle
+	if cycles < 1 {
+		cycles = 1
+	}
+	return uint64(cycles)
+}
+
+// deliver hands every arrived message to its port, oldest first; a port that
+// is full holds back only the messages behind it for the same port.
+func (b *Bus) deliver(now uint64) bool {
+	progress := false
+	for _, ep := range b.endpoints {
+		var blocked []sim.RemotePort
+		for i := 0; i < len(ep.in.items); {
+			q := ep.in.items[i]
+			dst := q.msg.Meta().Dst
+			if q.readyAt > now || contains(blocked, dst) {
+				i++
+				continue
+			}
+			port := b.portOf(ep, dst)
+			if err := port.Deliver(q.msg); err != nil {
+				blocked = append(blocked, dst)
+				i++
+				continue
+			}
+			ep.in.removeAt(i)
+			progress = true
+		}
+	}
+	return progress
+}
+
+func contains(ports []sim.RemotePort, p sim.RemotePort) bool {
+	for _, q := range ports {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Bus) destination(msg sim.Msg) *endpoint {
+	ep, ok := b.byPort[msg.Meta().Dst]
+	if !ok {
+		log.Panicf("fabric: message %s from %s to %s: no such port on the bus",
+			msg.Meta().ID, msg.Meta().Src, msg.Meta().Dst)
+	}
+	return ep
+}
+
+func (b *Bus) portOf(ep *endpoint, name sim.RemotePort) sim.Port {
+	for _, p := range ep.ports {
+		if p.AsRemote() == name {
+			return p
+		}
+	}
+	log.Panicf("fabric: port %s is not on endpoint %s", name, ep.name)
+	return nil
+}
+
+// wireBytes is what a message occupies on the bus: Akita's TrafficBytes
+// (payload plus header; the compression hook shrinks it).
+func wireBytes(msg sim.Msg) int {
+	return msg.Meta().TrafficBytes
+}

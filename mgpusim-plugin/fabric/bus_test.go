@@ -1,0 +1,179 @@
+package fabric
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/sarchlab/akita/v4/sim"
+)
+
+type testMsg struct{ sim.MsgMeta }
+
+func (m *testMsg) Meta() *sim.MsgMeta { return &m.MsgMeta }
+func (m *testMsg) Clone() sim.Msg     { c := *m; return &c }
+
+// agent sends the messages it is given at time 0 and records when each of
+// the messages addressed to it arrives (in cycles).
+type agent struct {
+	*sim.TickingComponent
+	port     sim.Port
+	toSend   []sim.Msg
+	arrivals map[string]uint64
+	order    []string
+	retrieve bool // take arrived messages out of the port (false: let it fill up)
+}
+
+func newAgent(name string, engine sim.Engine, retrieve bool) *agent {
+	a := &agent{arrivals: map[string]uint64{}, retrieve: retrieve}
+	a.TickingComponent = sim.NewTickingComponent(name, engine, sim.GHz, a)
+	a.port = sim.NewPort(a, 4, 64, name+".Port")
+	a.AddPort("Port", a.port)
+	return a
+}
+
+func (a *agent) Tick() bool {
+	progress := false
+	for len(a.toSend) > 0 {
+		if a.port.Send(a.toSend[0]) != nil {
+			break
+		}
+		a.toSend = a.toSend[1:]
+		progress = true
+	}
+	for a.retrieve {
+		msg := a.port.RetrieveIncoming()
+		if msg == nil {
+			break
+		}
+		a.arrivals[msg.Meta().ID] = a.Freq.Cycle(a.Engine.CurrentTime())
+		a.order = append(a.order, msg.Meta().ID)
+		progress = true
+	}
+	return progress
+}
+
+func (a *agent) send(id string, to *agent, bytes int) {
+	a.toSend = append(a.toSend, &testMsg{sim.MsgMeta{ID: id, Src: a.port.AsRemote(), Dst: to.port.AsRemote(), TrafficBytes: bytes}})
+	a.TickLater()
+}
+
+type fixedDelays struct{ compress, decompress uint64 }
+
+func (d fixedDelays) Delays(sim.Msg) (uint64, uint64) { return d.compress, d.decompress }
+
+func newBus(t *testing.T, n int, cfg Config) (sim.Engine, *Bus, []*agent) {
+	t.Helper()
+	engine := sim.NewSerialEngine()
+	bus, err := NewBus("Bus", engine, sim.GHz, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := make([]*agent, n)
+	for i := range agents {
+		agents[i] = newAgent(fmt.Sprintf("A%d", i), engine, true)
+		bus.PlugInEndpoint(agents[i].Name(), []sim.Port{agents[i].port})
+	}
+	return engine, bus, agents
+}
+
+func run(t *testing.T, engine sim.Engine) {
+	t.Helper()
+	if err := engine.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The paper's example (§VI-B): at 20 bytes per cycle a 62-byte message takes
+// 4 cycles, so it arrives 3 cycles after a 20-byte one sent the same way.
+func TestSmallerMessagesTakeFewerCycles(t *testing.T) {
+	arrival := map[int]uint64{}
+	for _, bytes := range []int{20, 62, 80, 81} {
+		engine, _, a := newBus(t, 2, PaperConfig())
+		a[0].send("m", a[1], bytes)
+		run(t, engine)
+		arrival[bytes] = a[1].arrivals["m"]
+	}
+	if got := arrival[62] - arrival[20]; got != 3 {
+		t.Errorf("62-byte message arrives %d cycles after a 20-byte one, want 3 (arrivals %v)", got, arrival)
+	}
+	if arrival[80] != arrival[62] || arrival[81] != arrival[80]+1 {
+		t.Errorf("whole cycles per message: arrivals %v", arrival)
+	}
+}
+
+// One message at a time: two senders' 62-byte messages arrive 4 cycles apart.
+func TestOneMessageAtATime(t *testing.T) {
+	engine, bus, a := newBus(t, 3, PaperConfig())
+	a[0].send("x", a[2], 62)
+	a[1].send("y", a[2], 62)
+	run(t, engine)
+	x, y := a[2].arrivals["x"], a[2].arrivals["y"]
+	if y-x != 4 {
+		t.Errorf("arrivals %d and %d, want 4 cycles apart", x, y)
+	}
+	if got := bus.Stats().Total(); got.Messages != 2 || got.Bytes != 124 || got.BusyCycles != 8 {
+		t.Errorf("stats %+v", got)
+	}
+}
+
+// Compression delays the sender, decompression the receiver.
+func TestEdgeDelaysAddToTheTransfer(t *testing.T) {
+	engine, _, a := newBus(t, 2, PaperConfig())
+	a[0].send("m", a[1], 62)
+	run(t, engine)
+	plain := a[1].arrivals["m"]
+
+	engine, bus, a := newBus(t, 2, PaperConfig())
+	bus.SetEdgeDelays(fixedDelays{compress: 16, decompress: 9})
+	a[0].send("m", a[1], 62)
+	run(t, engine)
+	if got := a[1].arrivals["m"] - plain; got != 25 {
+		t.Errorf("delays added %d cycles, want 16 + 9", got)
+	}
+}
+
+// Round-robin: senders with several messages each take turns.
+func TestRoundRobinArbitration(t *testing.T) {
+	engine, _, a := newBus(t, 4, PaperConfig())
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 2; j++ {
+			a[i].send(fmt.Sprintf("%d.%d", i, j), a[3], 20)
+		}
+	}
+	run(t, engine)
+	want := []string{"0.0", "1.0", "2.0", "0.1", "1.1", "2.1"}
+	if fmt.Sprint(a[3].order) != fmt.Sprint(want) {
+		t.Errorf("delivery order %v, want %v", a[3].order, want)
+	}
+}
+
+// A receiver that does not take its messages fills its port, then the
+// bus's input buffer (4 KB); the bus stops there and loses nothing.
+func TestFullInputBufferHoldsTransfers(t *testing.T) {
+	engine := sim.NewSerialEngine()
+	bus, _ := NewBus("Bus", engine, sim.GHz, PaperConfig())
+	src := newAgent("Src", engine, true)
+	dst := newAgent("Dst", engine, false)
+	bus.PlugInEndpoint("Src", []sim.Port{src.port})
+	bus.PlugInEndpoint("Dst", []sim.Port{dst.port})
+	for i := 0; i < 100; i++ {
+		src.send(fmt.Sprint(i), dst, 1000)
+	}
+	run(t, engine)
+	// 4 in the port's incoming buffer, 4 x 1000 bytes in the bus's input buffer.
+	if got := bus.Stats().Total().Messages; got != 8 {
+		t.Errorf("%d messages crossed, want 8 (4 in the port, 4 KB in the buffer)", got)
+	}
+	dst.retrieve = true
+	dst.TickLater()
+	run(t, engine)
+	if len(dst.order) != 100 {
+		t.Errorf("%d of 100 messages arrived after the receiver drained its port", len(dst.order))
+	}
+}
+
+func TestConfigErrorsNameTheField(t *testing.T) {
+	if _, err := NewBus("Bus", sim.NewSerialEngine(), sim.GHz, Config{BytesPerCycle: 0, BufferBytes: 1}); err == nil {
+		t.Error("zero bytes per cycle accepted")
+	}
+}

@@ -1,0 +1,200 @@
+// Package mgpurun runs one benchmark on the multi-GPU platform, with or
+// without memzip's compression of inter-GPU payloads, measures it and
+// writes its run directory (run.json, stats.json and optionally a payload
+// trace) in the form memzip's other tools read.
+package mgpurun
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sarchlab/akita/v4/sim"
+	"github.com/sarchlab/akita/v4/tracing"
+
+	"memzip/mgpusim-plugin/linkcompress"
+	"memzip/mgpusim-plugin/platform"
+	"memzip/mgpusim-plugin/workloads"
+)
+
+// DefaultFabricPJPerBit is the fabric's energy per bit: the middle of the
+// 1-2 pJ/b the paper gives for an on-package (MCM) fabric, the setting of
+// its Fig. 7 (§II, §VII-B).
+const DefaultFabricPJPerBit = 1.5
+
+// Options is one run.
+type Options struct {
+	Benchmark   string
+	Sizes       string // "name=value,..." over the benchmark's defaults
+	Platform    platform.Config
+	Compression linkcompress.Config
+	// Check runs the benchmark's own output check (MGPUSim's Verify) after
+	// the run. MGPUSim's checks end the process (log.Fatal) when the output
+	// is wrong; run.json then says the check did not pass.
+	Check bool
+	// Seed seeds math/rand, which AES, BitonicSort and KMeans draw their
+	// inputs from, so a run's inputs (and statistics) repeat.
+	Seed           int64
+	FabricPJPerBit float64
+	OutDir         string // run directory, or "" for none
+}
+
+// Result is what a run measured.
+type Result struct {
+	Benchmark string
+	Sizes     workloads.Sizes
+	// Cycles is the time at least one kernel was running (1 GHz cycles),
+	// as gpgpu-sim's cycle count is kernel time.
+	Cycles uint64
+	// TotalCycles runs to the end of the benchmark's last command: its
+	// copies in, kernels and copies out (not the output check's copies).
+	TotalCycles    uint64
+	KernelLaunches int
+	WallSeconds    float64
+	CPUSeconds     float64
+	Stats          StatsRecord
+	Record         RunRecord
+}
+
+// Run builds the platform, installs the compression hook, runs the
+// benchmark, writes the run directory and checks the output.
+func Run(opts Options) (*Result, error) {
+	w, err := workloads.Lookup(opts.Benchmark)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := w.ParseSizes(opts.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OutDir != "" {
+		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			return nil, fmt.Errorf("-out %s: %w", opts.OutDir, err)
+		}
+	}
+	start, startCPU := time.Now(), cpuSeconds()
+
+	cfg := opts.Platform
+	scratch, err := os.MkdirTemp("", "memzip-mgpu-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	cfg.RecorderPath = filepath.Join(scratch, "akita")
+	p, err := platform.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rec := RunRecord{
+		Codec: opts.Compression.Codec, Program: fmt.Sprintf("mgpusim/%s %s", w.Name, sizes),
+		Benchmark: "mgpusim/" + w.Name, Sizes: sizes, Simulator: Simulator, GPUs: cfg.GPUs,
+		Fabric: cfg.Fabric, Verify: opts.Compression.Verify && opts.Compression.Enabled(),
+	}
+	hook, err := linkcompress.Install(p, opts.Compression, func(msg string) { stop(opts.OutDir, rec, msg) })
+	if err != nil {
+		return nil, err
+	}
+	defer hook.Close()
+	if hook != nil {
+		rec.CodecResolved = hook.Spec()
+	}
+
+	engine := p.Simulation.GetEngine()
+	kernelTime := tracing.NewBusyTimeTracer(engine, func(task tracing.Task) bool { return task.What == kernelCommand })
+	tracing.CollectTrace(p.Driver, kernelTime)
+	commands := newCommandSpan(engine)
+	tracing.CollectTrace(p.Driver, commands)
+
+	rand.Seed(opts.Seed) //nolint:staticcheck // the benchmarks draw from the global source
+	bench := w.New(p.Driver, sizes)
+	bench.SelectGPU([]int{p.UnifiedGPU})
+	p.Driver.Run()
+	bench.Run()
+
+	end, kernels := commands.snapshot()
+	kernelTime.TerminateAllTasks(end)
+	res := &Result{
+		Benchmark: w.Name, Sizes: sizes,
+		Cycles: cycles(kernelTime.BusyTime()), TotalCycles: cycles(end), KernelLaunches: kernels,
+	}
+	res.Stats = statsOf(p, hook, res, opts.FabricPJPerBit)
+	if err := hook.Close(); err != nil { // finishes the trace before anyone reads it
+		return nil, err
+	}
+	rec.Cycles, rec.KernelCycles, rec.KernelLaunches, rec.TotalCycles = res.Cycles, res.Cycles, kernels, res.TotalCycles
+	rec.WallSeconds, rec.CPUSeconds = time.Since(start).Seconds(), cpuSeconds()-startCPU
+	rec.OutputCheck = "not run"
+	if opts.Check {
+		rec.OutputCheck = "failed: MGPUSim's check stopped the run (see its log)"
+		rec.ExitStatus = 1
+	}
+	if err := writeRunDir(opts.OutDir, rec, &res.Stats); err != nil {
+		return nil, err
+	}
+	if opts.Check {
+		bench.Verify() // exits the process when the output is wrong
+		rec.OutputOK, rec.OutputCheck, rec.ExitStatus = true, "passed", 0
+		if err := writeRunDir(opts.OutDir, rec, nil); err != nil {
+			return nil, err
+		}
+	}
+	p.Driver.Terminate()
+	p.Simulation.Terminate()
+	res.WallSeconds, res.CPUSeconds = rec.WallSeconds, rec.CPUSeconds
+	res.Record = rec
+	return res, nil
+}
+
+func writeRunDir(dir string, rec RunRecord, stats *StatsRecord) error {
+	if dir == "" {
+		return nil
+	}
+	if stats != nil {
+		if err := writeJSON(dir, "stats.json", stats); err != nil {
+			return err
+		}
+	}
+	return writeJSON(dir, "run.json", rec)
+}
+
+// stop ends a run whose compression check failed inside the simulation:
+// the run directory says so, and the process exits non-zero.
+func stop(dir string, rec RunRecord, msg string) {
+	rec.ExitStatus, rec.OutputCheck = 1, "memzip verify failed: "+msg
+	_ = writeRunDir(dir, rec, nil)
+	fmt.Fprintln(os.Stderr, "memzip-mgpu:", msg)
+	os.Exit(1)
+}
+
+func statsOf(p *platform.Platform, hook *linkcompress.Hook, res *Result, pjPerBit float64) StatsRecord {
+	s := StatsRecord{Cycles: res.Cycles, Energy: Energy{FabricPJPerBit: pjPerBit}}
+	if hook != nil {
+		report := hook.Report()
+		s.Link = &report
+		s.Energy.CompressPJ = report.Total.CompressPJ
+		s.Energy.DecompressPJ = report.Total.DecompressPJ
+	}
+	if p.Bus != nil {
+		total := p.Bus.Stats().Total()
+		s.Fabric = &FabricReport{
+			BytesPerCycle: p.Bus.Config().BytesPerCycle, BufferBytes: p.Bus.Config().BufferBytes,
+			Total: total, Pairs: p.Bus.Stats().Pairs(),
+		}
+		s.Energy.FabricPJ = pjPerBit * 8 * float64(total.Bytes)
+		s.Energy.FabricScope = "every message on the bus"
+	} else {
+		s.Energy.FabricScope = "not measured: memzip sees only the inter-GPU payloads of MGPUSim's PCIe fabric"
+	}
+	s.Energy.TotalPJ = s.Energy.FabricPJ + s.Energy.CompressPJ + s.Energy.DecompressPJ
+	return s
+}
+
+func cycles(t sim.VTimeInSec) uint64 { return (1 * sim.GHz).Cycle(t) }
+
+// String is the one-line summary the command prints.
+func (r *Result) String() string {
+	return fmt.Sprintf("%s %s: %d kernel cycles (%d launches; %d cycles with copies), %.1f s wall, %.1f s CPU",
+		r.Benchmark, r.Sizes, r.Cycles, r.KernelLaunches, r.TotalCycles, r.WallSeconds, r.CPUSeconds)
+}
