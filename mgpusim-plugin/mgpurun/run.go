@@ -111,6 +111,10 @@ func Run(opts Options) (*Result, error) {
 	bench := w.New(p.Driver, sizes)
 	bench.SelectGPU([]int{p.UnifiedGPU})
 	p.Driver.Run()
+	watchdogDone := make(chan struct{})
+	if serial, ok := engine.(*sim.SerialEngine); ok {
+		go unstall(serial, watchdogDone)
+	}
 	bench.Run()
 
 	end, kernels := commands.snapshot()
@@ -140,6 +144,7 @@ func Run(opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	close(watchdogDone)
 	p.Driver.Terminate()
 	p.Simulation.Terminate()
 	res.WallSeconds, res.CPUSeconds = rec.WallSeconds, rec.CPUSeconds

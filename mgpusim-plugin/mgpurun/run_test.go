@@ -37,9 +37,10 @@ func TestHookWithNoneChangesNoCycle(t *testing.T) {
 		without := run(t, "matrixtranspose", "width=128", plat, none)
 		none.HookNone, none.Verify = true, true
 		with := run(t, "matrixtranspose", "width=128", plat, none)
-		if with.Cycles != without.Cycles || with.TotalCycles != without.TotalCycles {
-			t.Errorf("%s: %d/%d cycles with the hook, %d/%d without", fabricName,
-				with.Cycles, with.TotalCycles, without.Cycles, without.TotalCycles)
+		// Kernel time; total_cycles also holds when the program's host
+		// commands entered, which MGPUSim's driver goroutine makes vary.
+		if with.Cycles != without.Cycles {
+			t.Errorf("%s: %d kernel cycles with the hook, %d without", fabricName, with.Cycles, without.Cycles)
 		}
 		if with.Stats.Link == nil || with.Stats.Link.Total.Messages == 0 {
 			t.Fatalf("%s: the hook saw no payload", fabricName)
