@@ -13,7 +13,8 @@ use std::ptr;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use memzip::codec::cost_profile::CostProfile;
-use memzip::codec::registry::{build, CodecSpec};
+use memzip::codec::registry::build;
+use memzip::codec::spec::CodecSpec;
 use memzip::{CompressedBlock, Geometry};
 use memzip_capi::*;
 

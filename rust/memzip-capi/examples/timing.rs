@@ -8,7 +8,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use memzip::codec::cost_profile::CostProfile;
-use memzip::codec::registry::{build, CodecSpec};
+use memzip::codec::registry::build;
+use memzip::codec::spec::CodecSpec;
 use memzip::{CompressedBlock, Geometry};
 
 const BATCH: usize = 2000;

@@ -4,11 +4,13 @@
 
 use std::cell::RefCell;
 use std::ffi::CString;
+use std::sync::Arc;
 
 use memzip::codec::adaptive::DEFAULT_LAMBDA;
 use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::e2mc::CodeTable;
-use memzip::codec::registry::{self, CodecSpec};
+use memzip::codec::registry;
+use memzip::codec::spec::CodecSpec;
 use memzip::codec::{CompressorsUsed, UNCOMPRESSED};
 use memzip::mc::EnergyParams;
 use memzip::{Codec, CompressedBlock, ConfigError, Geometry};
@@ -127,7 +129,7 @@ impl CodecHandle {
             Some((path, json)) => {
                 let table = CodeTable::from_json(&json)
                     .map_err(|e| Failure::new(MEMZIP_ERR_SPEC, format!("E2MC table '{path}': {e}")))?;
-                Some((table.symbol_bits, json))
+                Some(Arc::new(table))
             }
         };
         let spec = resolve(spec_text, geometry, profile, table).map_err(|e| Failure::spec(&e))?;
@@ -302,30 +304,33 @@ fn resolve(
     text: &str,
     geometry: Geometry,
     profile: CostProfile,
-    table: Option<(u32, String)>,
+    table: Option<Arc<CodeTable>>,
 ) -> Result<CodecSpec, ConfigError> {
     let mut spec = CodecSpec::parse(text, geometry)?;
-    let table_bits = table.as_ref().map(|(bits, _)| *bits);
-    spec.table_json = table.map(|(_, json)| json);
+    let table_bits = table.as_ref().map(|table| table.symbol_bits);
+    spec.table = table;
     let mut spec = profile.apply(&spec)?;
     if spec.name == "adaptive" {
         if !spec.has("lambda") {
-            spec.set("lambda", &DEFAULT_LAMBDA.to_string());
+            spec.set("lambda", &DEFAULT_LAMBDA.to_string())?;
         }
-        let candidates: Vec<CodecSpec> =
-            spec.candidate_specs()?.into_iter().map(|candidate| offline_if_coded(candidate, table_bits)).collect();
-        spec.set_candidates(&candidates);
+        let candidates = spec
+            .candidate_specs()?
+            .into_iter()
+            .map(|candidate| offline_if_coded(candidate, table_bits))
+            .collect::<Result<Vec<_>, _>>()?;
+        spec.set_candidates(candidates);
         Ok(spec)
     } else {
-        Ok(offline_if_coded(spec, table_bits))
+        offline_if_coded(spec, table_bits)
     }
 }
 
-fn offline_if_coded(mut spec: CodecSpec, table_bits: Option<u32>) -> CodecSpec {
+fn offline_if_coded(mut spec: CodecSpec, table_bits: Option<u32>) -> Result<CodecSpec, ConfigError> {
     if table_bits.is_some_and(|bits| spec_symbol_bits(&spec) == Some(bits)) && !spec.has("sampling") {
-        spec.set("sampling", "offline");
+        spec.set("sampling", "offline")?;
     }
-    spec
+    Ok(spec)
 }
 
 /// The symbol length of an E2MC-coded codec (`e2mcN`, and SLC on E2MC16).

@@ -2,7 +2,7 @@
 //! (`memzip_codec_stats_json`). Counting allocates nothing: every counter is
 //! sized when the handle is built.
 
-use memzip::codec::registry::CodecSpec;
+use memzip::codec::spec::CodecSpec;
 use memzip::codec::{CompressorsUsed, UNCOMPRESSED};
 use memzip::Geometry;
 use serde::Serialize;

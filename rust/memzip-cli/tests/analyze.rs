@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use memzip::codec::e2mc::{shannon_bound, Sampler};
-use memzip::codec::registry::{build, build_str, codec_names, CodecSpec};
+use memzip::codec::registry::{build, build_str, codec_names};
+use memzip::codec::spec::CodecSpec;
 use memzip::Geometry;
 use memzip_study::analyze::{analyze, AnalyzeOptions, CodecResult, OfflineTable};
 use memzip_study::profile::{profile, ProfileOptions};
@@ -250,7 +251,7 @@ fn e2mc_profile_table_drives_the_offline_codec() {
     options.sample_blocks = 30;
     let analysis = &analyze(&[&trace], &options).unwrap()[0];
     let mut spec = CodecSpec::parse("e2mc16:sampling=offline", Geometry::default()).unwrap();
-    spec.table_json = Some(expected.to_json());
+    spec.table = Some(std::sync::Arc::new(expected.clone()));
     let mut codec = build(&spec).unwrap();
     let (mut bits, mut compressed) = (0u64, 0u64);
     for block in &blocks {

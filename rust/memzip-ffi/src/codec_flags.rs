@@ -7,9 +7,12 @@
 //! that set the same thing are a conflict, not a silent override. Every
 //! error names the flag (and, for a table, the file) the user has to fix.
 
+use std::sync::Arc;
+
 use memzip::codec::e2mc::table::MAX_MFV;
 use memzip::codec::e2mc::{CodeTable, PDW_CHOICES};
-use memzip::codec::registry::{self, CodecSpec};
+use memzip::codec::registry;
+use memzip::codec::spec::CodecSpec;
 
 use crate::ffi::Options;
 
@@ -26,8 +29,8 @@ pub enum OnlineWindow {
 enum Sampling {
     /// Sample until the window ends, then build the table.
     Online(OnlineWindow),
-    /// A table file: its path, its text (handed to the codec) and what it holds.
-    Offline { path: String, json: String, table: CodeTable },
+    /// A table file: its path and the table it holds (read and checked once).
+    Offline { path: String, table: Arc<CodeTable> },
 }
 
 /// The checked E2MC flags.
@@ -108,7 +111,7 @@ impl E2mcFlags {
                     .map_err(|e| format!("-memzip_e2mc_sampling: cannot read table '{path}': {e}"))?;
                 let table =
                     CodeTable::from_json(&json).map_err(|e| format!("-memzip_e2mc_sampling: table '{path}': {e}"))?;
-                Sampling::Offline { path: path.to_string(), json, table }
+                Sampling::Offline { path: path.to_string(), table: Arc::new(table) }
             }
         };
         Ok(Some(E2mcFlags { pdw, mfv, sampling }))
@@ -140,19 +143,19 @@ impl E2mcFlags {
             if knob == "mfv" && bits < 16 {
                 continue;
             }
-            spec.set(knob, &value.to_string());
+            set_knob(spec, knob, &value.to_string())?;
         }
         match &self.sampling {
-            Sampling::Online(_) => spec.set("sampling", "online"),
-            Sampling::Offline { path, json, table } => {
+            Sampling::Online(_) => set_knob(spec, "sampling", "online")?,
+            Sampling::Offline { path, table } => {
                 if table.symbol_bits != bits {
                     return Err(format!(
                         "-memzip_e2mc_sampling: table '{path}' codes {}-bit symbols, {name} needs {bits}-bit ones",
                         table.symbol_bits
                     ));
                 }
-                spec.set("sampling", "offline");
-                spec.table_json = Some(json.clone());
+                set_knob(spec, "sampling", "offline")?;
+                spec.table = Some(Arc::clone(table));
             }
         }
         Ok(())
@@ -175,15 +178,14 @@ fn apply_adaptive_flags(spec: &mut CodecSpec, options: &Options) -> Result<(), S
                 options.adaptive_lambda
             ));
         }
-        spec.set("lambda", &options.adaptive_lambda.to_string());
+        set_knob(spec, "lambda", &options.adaptive_lambda.to_string())?;
     }
     let candidates = candidates_flag(options);
     if !candidates.is_empty() {
         if spec.has("candidates") {
             return Err("-memzip_adaptive_candidates: the codec already lists candidates: set them in one place".into());
         }
-        spec.set("candidates", candidates);
-        spec.candidate_specs().map_err(|e| format!("-memzip_adaptive_candidates: {e}"))?;
+        spec.set("candidates", candidates).map_err(|e| format!("-memzip_adaptive_candidates: {e}"))?;
     }
     Ok(())
 }
@@ -208,16 +210,21 @@ pub fn apply(spec: &mut CodecSpec, options: &Options) -> Result<Option<OnlineWin
         flags.apply(candidate)?;
     }
     if adaptive {
-        spec.set_candidates(&candidates);
+        spec.set_candidates(candidates);
         // The candidates inherit the table (see CodecSpec::candidate_specs).
-        if let Sampling::Offline { json, .. } = &flags.sampling {
-            spec.table_json = Some(json.clone());
+        if let Sampling::Offline { table, .. } = &flags.sampling {
+            spec.table = Some(Arc::clone(table));
         }
     }
     Ok(match flags.sampling {
         Sampling::Online(window) => Some(window),
         Sampling::Offline { .. } => None,
     })
+}
+
+/// Sets a knob a flag gives (a plain value: only `candidates` can be refused).
+fn set_knob(spec: &mut CodecSpec, knob: &str, value: &str) -> Result<(), String> {
+    spec.set(knob, value).map_err(|e| format!("-memzip_codec: {e}"))
 }
 
 /// An error about adaptive's candidates, under the flag that listed them.
@@ -234,8 +241,8 @@ pub fn check_builds(spec: &CodecSpec, options: &Options) -> Result<(), String> {
         for candidate in spec.candidate_specs().map_err(|e| codec_error(options, &e))? {
             // adaptive checks that a candidate is selectable; nothing else of it.
             let mut adaptive_of_one = CodecSpec::new("adaptive", spec.geometry);
-            adaptive_of_one.set_candidates(std::slice::from_ref(&candidate));
-            adaptive_of_one.table_json.clone_from(&spec.table_json);
+            adaptive_of_one.set_candidates(vec![candidate]);
+            adaptive_of_one.table.clone_from(&spec.table);
             registry::build(&adaptive_of_one).map_err(|e| codec_error(options, &e))?;
         }
     }

@@ -1,7 +1,7 @@
 //! From the simulator's `-memzip_*` flags to a codec spec and controller
 //! options. Every error names the flag a user has to fix.
 
-use memzip::codec::registry::CodecSpec;
+use memzip::codec::spec::CodecSpec;
 use memzip::mc::{EnergyParams, McOptions, MdcConfig, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
@@ -246,7 +246,8 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(spec.raw("lambda"), Some("2"));
-        assert_eq!(spec.raw("candidates"), Some("bdi/e2mc16:pdw=4,sampling=online"));
+        let candidates: Vec<String> = spec.candidate_specs().unwrap().iter().map(|c| c.to_string()).collect();
+        assert_eq!(candidates, ["bdi", "e2mc16:pdw=4,sampling=online"]);
         assert!(!spec.has("pdw"), "e2mc flags only apply to e2mc codecs");
         assert_eq!(mc.compress_latency, Some(7));
         let sampling = with(|o| {

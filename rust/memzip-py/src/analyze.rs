@@ -11,7 +11,8 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use memzip::codec::registry::{build, CodecSpec};
+use memzip::codec::registry::build;
+use memzip::codec::spec::CodecSpec;
 use memzip::trace::TraceReader;
 use memzip::Geometry;
 use memzip_study::analyze::{

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
-use memzip::codec::registry::{self, CodecSpec};
+use memzip::codec::registry;
+use memzip::codec::spec::CodecSpec;
 use memzip::{Codec, CompressedBlock, Geometry};
 use memzip_study::analyze::OfflineTable;
 use numpy::{PyArray1, PyReadonlyArray2};
@@ -224,9 +225,9 @@ impl PyCodec {
                     )));
                 }
                 if !parsed.has("sampling") {
-                    parsed.set("sampling", "offline");
+                    parsed.set("sampling", "offline").map_err(value_error)?;
                 }
-                parsed.table_json = Some(table.json);
+                parsed.table = Some(table.table);
             }
             let codec = registry::build(&parsed).map_err(value_error)?;
             Ok(PyCodec { spec: spec.trim().to_string(), geometry, codec: Mutex::new(codec) })

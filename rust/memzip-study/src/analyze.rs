@@ -27,9 +27,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use memzip::codec::e2mc::CodeTable;
-use memzip::codec::registry::{build, CodecSpec};
+use memzip::codec::registry::build;
+use memzip::codec::spec::CodecSpec;
 use memzip::{BlockSize, Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -69,23 +71,29 @@ pub struct AnalyzeOptions {
     pub shannon_max_distinct: usize,
 }
 
-/// An E2MC code table file's text and the symbol length it codes.
+/// An E2MC code table (offline probabilities), shared by every codec of its
+/// symbol length.
 #[derive(Debug, Clone)]
 pub struct OfflineTable {
     pub symbol_bits: u32,
-    pub json: String,
+    pub table: Arc<CodeTable>,
 }
 
 impl OfflineTable {
-    /// Checks the table (the library validates its codes) and notes its length.
+    /// Parses and checks a table file's text (the library validates its codes).
     pub fn parse(json: String) -> Result<Self, String> {
-        let table = CodeTable::from_json(&json).map_err(|e| e.to_string())?;
-        Ok(OfflineTable { symbol_bits: table.symbol_bits, json })
+        CodeTable::from_json(&json).map(Self::from).map_err(|e| e.to_string())
     }
 
     /// The codec this table is for.
     pub fn codec_name(&self) -> String {
         format!("e2mc{}", self.symbol_bits)
+    }
+}
+
+impl From<CodeTable> for OfflineTable {
+    fn from(table: CodeTable) -> Self {
+        OfflineTable { symbol_bits: table.symbol_bits, table: Arc::new(table) }
     }
 }
 
@@ -248,8 +256,8 @@ impl CodecRun {
         // symbol length, unless the spec chose a sampling mode itself.
         let offline_table = match tables.iter().find(|t| spec.name == t.codec_name()) {
             Some(table) if !spec.has("sampling") => {
-                spec.set("sampling", "offline");
-                spec.table_json = Some(table.json.clone());
+                spec.set("sampling", "offline").map_err(|e| e.to_string())?;
+                spec.table = Some(Arc::clone(&table.table));
                 true
             }
             _ => false,
@@ -378,7 +386,7 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
         profile_options.chunk_blocks = options.chunk_blocks;
         let profile =
             profile(&[path], &profile_options).map_err(|e| format!("{}: e2mc{bits} profile: {e}", path.display()))?;
-        tables.push(OfflineTable { symbol_bits: bits, json: profile.table.to_json() });
+        tables.push(OfflineTable::from(profile.table));
     }
     Ok(tables)
 }

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use memzip::codec::registry::{self, CodecSpec};
+use memzip::codec::registry;
+use memzip::codec::spec::CodecSpec;
 use memzip::Geometry;
 use serde::Deserialize;
 
@@ -186,7 +187,7 @@ pub fn validate(runs: &[PlannedRun], repo: &Path) -> Result<(), String> {
     for run in runs {
         let mut spec = CodecSpec::parse(&run.codec, Geometry::default())
             .map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
-        if spec.raw("sampling") == Some("offline") && spec.table_json.is_none() {
+        if spec.raw("sampling") == Some("offline") && spec.table.is_none() {
             // The table comes with the run's -memzip_e2mc_sampling offline:<table|auto>
             // (the simulator hands it to the codec): check that line is there, and the
             // rest of the spec as if it sampled online.
@@ -197,7 +198,7 @@ pub fn validate(runs: &[PlannedRun], repo: &Path) -> Result<(), String> {
                     run.id, run.codec
                 ));
             }
-            spec.set("sampling", "online");
+            spec.set("sampling", "online").map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
         }
         registry::build(&spec).map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
         if let Target::Benchmark { name, preset } = &run.target {

@@ -12,7 +12,7 @@
 //! Table III for these three codecs.
 
 use super::latency_knobs::{COMP_LATENCY, DECOMP_LATENCY};
-use super::registry::CodecSpec;
+use super::spec::CodecSpec;
 use super::Latency;
 use crate::error::ConfigError;
 
@@ -47,24 +47,25 @@ impl CostProfile {
         if spec.name == "adaptive" {
             let candidates =
                 spec.candidate_specs()?.iter().map(|candidate| self.apply(candidate)).collect::<Result<Vec<_>, _>>()?;
-            resolved.set_candidates(&candidates);
+            resolved.set_candidates(candidates);
             return Ok(resolved);
         }
         if let Some((_, latency)) = PAPER004_LATENCIES.iter().find(|(name, _)| *name == spec.name) {
-            set_default(&mut resolved, COMP_LATENCY, &latency.compress_cycles.to_string());
-            set_default(&mut resolved, DECOMP_LATENCY, &latency.decompress_cycles.to_string());
+            set_default(&mut resolved, COMP_LATENCY, &latency.compress_cycles.to_string())?;
+            set_default(&mut resolved, DECOMP_LATENCY, &latency.decompress_cycles.to_string())?;
         }
         if spec.name == "fpc" {
-            set_default(&mut resolved, "variant", "paper004");
+            set_default(&mut resolved, "variant", "paper004")?;
         }
         Ok(resolved)
     }
 }
 
-fn set_default(spec: &mut CodecSpec, knob: &str, value: &str) {
+fn set_default(spec: &mut CodecSpec, knob: &str, value: &str) -> Result<(), ConfigError> {
     if !spec.has(knob) {
-        spec.set(knob, value);
+        spec.set(knob, value)?;
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -119,7 +120,8 @@ mod tests {
         assert_eq!(CodecSpec::parse(&resolved.to_string(), resolved.geometry).unwrap(), resolved, "reads back");
         let codec = build(&resolved).unwrap();
         assert_eq!(codec.latency(), Latency::new(16, 9), "the slowest candidate bounds a sample");
-        assert!(CostProfile::Paper004.apply(&spec("adaptive:candidates=fpc:oops")).is_err());
+        let bad_candidate = CodecSpec::parse("adaptive:candidates=fpc:oops", Geometry::with_granule(64, 1).unwrap());
+        assert!(bad_candidate.is_err(), "a candidate is parsed with its list");
     }
 
     #[test]

@@ -44,7 +44,7 @@
 
 use std::str::FromStr;
 
-use super::registry::CodecSpec;
+use super::spec::CodecSpec;
 use super::{
     check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };

@@ -14,7 +14,7 @@
 //! takes no latency knob: its cost is its candidates' (the slowest while
 //! sampling, the chosen one while running, none while bypassing).
 
-use super::registry::CodecSpec;
+use super::spec::CodecSpec;
 use super::{BlockSize, Codec, CompressedBlock, CompressorsUsed, EncodingId, Latency, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;

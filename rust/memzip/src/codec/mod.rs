@@ -18,6 +18,7 @@ pub mod mag_bdi;
 pub mod none;
 pub mod registry;
 pub mod slc;
+pub mod spec;
 
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -65,7 +65,7 @@
 use std::str::FromStr;
 
 use super::e2mc::E2mc;
-use super::registry::CodecSpec;
+use super::spec::CodecSpec;
 use super::{bits_to_name, check_block_size, BlockSize, Codec, CompressedBlock, EncodingId, Latency};
 use crate::bits::peek_bits;
 use crate::error::{CodecError, ConfigError};

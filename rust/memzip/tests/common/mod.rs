@@ -3,7 +3,8 @@
 
 pub mod mix;
 
-use memzip::codec::registry::{build, CodecSpec};
+use memzip::codec::registry::build;
+use memzip::codec::spec::CodecSpec;
 use memzip::{Codec, Geometry};
 
 /// (name, knobs): every registry codec, plus knob settings that change the
@@ -41,7 +42,7 @@ pub fn label(name: &str, knobs: &[(&str, &str)]) -> String {
 pub fn codec(name: &str, knobs: &[(&str, &str)], geometry: Geometry) -> Box<dyn Codec> {
     let mut spec = CodecSpec::new(name, geometry);
     for (k, v) in knobs {
-        spec.set(k, v);
+        spec.set(k, v).unwrap_or_else(|e| panic!("{}: {e}", label(name, knobs)));
     }
     build(&spec).unwrap_or_else(|e| panic!("{}: {e}", label(name, knobs)))
 }

@@ -48,7 +48,7 @@ pub use table::{CodeTable, MfvEntry, Sampler};
 use self::huffman::CanonicalCode;
 use self::pairs::{pair_table, unpack_pair, PairEntry, PAIR_BITS};
 use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
-use super::registry::CodecSpec;
+use super::spec::CodecSpec;
 use super::{
     bits_to_name, check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
     UNCOMPRESSED,
@@ -585,7 +585,7 @@ impl E2mc {
 
     /// Builds `e2mc<symbol_bits>` from registry knobs: `pdw` (1, 2, 4, 8;
     /// default 4), `sampling` (`online`, the default, or `offline` with the
-    /// table JSON in `spec.table_json`) and, for 16/32-bit, `mfv` (default
+    /// code table in `spec.table`) and, for 16/32-bit, `mfv` (default
     /// 1024; only used when sampling online: an offline table fixes its MFVs).
     pub fn from_spec(spec: &CodecSpec, symbol_bits: u32) -> Result<Self, ConfigError> {
         let name = format!("e2mc{symbol_bits}");
@@ -596,14 +596,13 @@ impl E2mc {
                 E2mc::new(symbol_bits, spec.geometry, pdw, mfv)
             }
             "offline" => {
-                let json = spec.table_json.as_deref().ok_or_else(|| {
+                let table = spec.table.as_deref().ok_or_else(|| {
                     ConfigError::new(
                         format!("{name}.table_json"),
                         "missing",
                         "the JSON text of an E2MC code table (sampling=offline needs one)",
                     )
                 })?;
-                let table = CodeTable::from_json(json)?;
                 if table.symbol_bits != symbol_bits {
                     return Err(ConfigError::new(
                         format!("{name}.table_json symbol_bits"),
@@ -611,7 +610,7 @@ impl E2mc {
                         format!("{symbol_bits} (the symbol length of {name})"),
                     ));
                 }
-                E2mc::with_table(table, spec.geometry, pdw)
+                E2mc::with_table(table.clone(), spec.geometry, pdw)
             }
             other => Err(ConfigError::new(format!("{name}.sampling"), other, "online or offline")),
         }

@@ -243,7 +243,7 @@ fn online_sampling_then_compression() {
     assert_eq!(codec.table(), Some(&table), "a second end_sampling changes nothing");
     // The table saved as JSON rebuilds the same code offline.
     let mut spec = CodecSpec::parse("e2mc16:sampling=offline", Geometry::default()).unwrap();
-    spec.table_json = Some(table.to_json());
+    spec.table = Some(std::sync::Arc::new(CodeTable::from_json(&table.to_json()).unwrap()));
     let mut offline = build(&spec).unwrap();
     assert_eq!(offline.compress(&sampled).unwrap(), c);
 }
@@ -294,12 +294,11 @@ fn registry_knobs_and_metadata() {
     let missing = err("e2mc16:sampling=offline");
     assert_eq!((missing.knob.as_str(), missing.value.as_str()), ("e2mc16.table_json", "missing"));
     let mut spec = CodecSpec::parse("e2mc8:sampling=offline,pdw=2", g).unwrap();
-    spec.table_json = Some("{\"symbol_bits\":8,".into());
-    assert_eq!(build(&spec).err().unwrap().knob, "e2mc code table JSON");
-    spec.table_json = Some(hand_table16().to_json());
+    assert_eq!(CodeTable::from_json("{\"symbol_bits\":8,").err().unwrap().knob, "e2mc code table JSON");
+    spec.table = Some(std::sync::Arc::new(hand_table16()));
     let mismatch = build(&spec).err().unwrap();
     assert_eq!((mismatch.knob.as_str(), mismatch.value.as_str()), ("e2mc8.table_json symbol_bits", "16"));
-    spec.table_json = Some(hand_table8().to_json());
+    spec.table = Some(std::sync::Arc::new(hand_table8()));
     let mut offline = build(&spec).unwrap();
     assert!(offline.compress(&[0u8; 128]).unwrap().is_compressed());
 }
