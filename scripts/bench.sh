@@ -68,7 +68,7 @@ manifest_of() {
 
 # Loads a manifest into variables in a subshell-safe way (plain assignments).
 load() {
-    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS BOUND
+    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS BOUND RUNNER
     # shellcheck disable=SC1090
     source "$1"
 }
@@ -134,6 +134,10 @@ cmd_run() {
     HERE=$(dirname "$manifest")  # the manifest's folder: our patches and sed scripts
     [[ "$STATUS" == runs ]] || die "$name does not run here: $STATUS"
     [[ " $PRESETS " == *" $preset "* ]] || die "--preset $preset: $name has presets: $PRESETS"
+    if [[ "${RUNNER:-}" == mgpu ]]; then  # a multi-GPU benchmark: memzip-mgpu on MGPUSim runs it
+        exec bash "$MEMZIP_ROOT/scripts/mgpu-run.sh" --benchmark "$name" --preset "$preset" --codec "$codec" \
+            ${out:+--out "$out"} "${sets[@]}"
+    fi
 
     # Runs of one suite may start together (memzip sweep -j N): one at a time
     # fetches, builds and makes inputs; the others then find them ready.
