@@ -124,6 +124,7 @@ func Run(opts Options) (*Result, error) {
 		Cycles: cycles(kernelTime.BusyTime()), TotalCycles: cycles(end), KernelLaunches: kernels,
 	}
 	res.Stats = statsOf(p, hook, res, opts.FabricPJPerBit)
+	res.Stats.Codec = opts.Compression.Codec
 	if err := hook.Close(); err != nil { // finishes the trace before anyone reads it
 		return nil, err
 	}

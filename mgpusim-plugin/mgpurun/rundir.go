@@ -63,6 +63,7 @@ type FabricReport struct {
 
 // StatsRecord is stats.json.
 type StatsRecord struct {
+	Codec  string               `json:"codec"`  // as given ("none": nothing installed)
 	Cycles uint64               `json:"cycles"` // kernel time
 	Link   *linkcompress.Report `json:"link"`   // nil under "none": nothing compressed
 	Fabric *FabricReport        `json:"fabric"`
@@ -78,6 +79,11 @@ func writeJSON(dir, name string, v any) error {
 	}
 	tmp, err := os.CreateTemp(dir, name+".tmp-*")
 	if err != nil {
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
 		return err
 	}
 	if _, err := tmp.Write(append(data, '\n')); err != nil {

@@ -27,3 +27,20 @@ if [[ -n "$unformatted" ]]; then
 fi
 go vet ./...
 go test ./...
+
+# End to end: memzip-mgpu's run directories as `memzip table` reads them.
+bin="$target_dir/mgpu-test/memzip-mgpu"
+go build -o "$bin" ./cmd/memzip-mgpu
+runs=$(mktemp -d "${TMPDIR:-/tmp}/memzip-mgpu-runs.XXXXXX")
+trap 'rm -rf "$runs"' EXIT
+"$bin" -benchmark fir -size length=8192 -codec none -out "$runs/none" >/dev/null 2>&1
+"$bin" -benchmark fir -size length=8192 -codec bdi -verify -out "$runs/bdi" >/dev/null 2>&1
+cd "$root"
+cargo build --quiet --release --locked -p memzip-cli
+table=$("$target_dir/release/memzip" table "$runs/none" "$runs/bdi")
+if ! grep -q 'fabric bytes' <<<"$table" || ! grep -Eq 'mgpusim/fir .* bdi .* ok' <<<"$table"; then
+    echo "memzip table of memzip-mgpu runs lacks the fabric columns or the bdi row:" >&2
+    echo "$table" >&2
+    exit 1
+fi
+echo "memzip table reads memzip-mgpu's runs (none and bdi, fabric columns)"

@@ -47,6 +47,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("cycles", run.cycles)?;
                 dict.set_item("speedup", row.speedup)?;
                 dict.set_item("dram_bytes", run.dram_bytes)?;
+                dict.set_item("medium", run.medium.name())?;
                 dict.set_item("dram_percent_of_none", row.dram_percent_of_none)?;
                 dict.set_item("raw_cr", run.raw_cr)?;
                 dict.set_item("effective_cr", run.effective_cr)?;

@@ -138,3 +138,21 @@ def test_without_pandas_the_tables_are_dicts(monkeypatch, trace_path):
     assert isinstance(rows, list) and isinstance(rows[0], dict) and len(rows) == 6
     rows = memzip.analyze(trace_path, codecs="bdi")
     assert isinstance(rows, list) and rows[0]["codec"] == "bdi"
+
+
+MGPU_RUNS = REPO / "rust" / "memzip-study" / "tests" / "fixtures" / "mgpu"
+
+
+def test_load_runs_reads_multi_gpu_runs(cli):
+    """memzip-mgpu's run directories: fabric bytes where DRAM runs have DRAM bytes."""
+    dirs = [MGPU_RUNS / "fir-none", MGPU_RUNS / "fir-bdi"]
+    rows = memzip.load_runs(dirs, as_frame=False)
+    assert [r["medium"] for r in rows] == ["fabric", "fabric"]
+    code, out, err = cli("table", "--csv", *map(str, dirs))
+    assert code == 0, err
+    expected = list(csv.DictReader(io.StringIO(out)))
+    for row, want in zip(rows, expected):
+        assert want["medium"] == "fabric"
+        assert row["dram_bytes"] == int(want["dram_bytes"])
+        assert math.isclose(row["speedup"], float(want["speedup"]))
+    assert rows[1]["speedup"] > 1.0 and rows[1]["dram_percent_of_none"] < 100.0

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::run::{load_run, Run};
+use crate::run::{load_run, Medium, Run};
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// A run next to its program's `none` run.
@@ -116,14 +116,16 @@ fn percent_cell(value: Option<f64>) -> String {
 /// columns appear when some run had the simulator's power model on.
 fn cell_table(rows: &[Row]) -> Table {
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
+    let medium = medium_name(rows);
+    let (bytes, vs_none, util) = (format!("{medium} bytes"), format!("{medium} vs none"), format!("{medium} util"));
     let mut columns = vec![
         ("program", Align::Left),
         ("run", Align::Left),
         ("cycles", Align::Right),
         ("speedup", Align::Right),
-        ("DRAM bytes", Align::Right),
-        ("DRAM vs none", Align::Right),
-        ("DRAM util", Align::Right),
+        (bytes.as_str(), Align::Right),
+        (vs_none.as_str(), Align::Right),
+        (util.as_str(), Align::Right),
         ("raw CR", Align::Right),
         ("eff CR", Align::Right),
         ("MDC hit", Align::Right),
@@ -170,6 +172,17 @@ fn cell_table(rows: &[Row]) -> Table {
     table
 }
 
+/// What the traffic columns count: DRAM (gpgpu-sim runs), the fabric
+/// between GPUs (multi-GPU runs), or both when the table mixes them.
+fn medium_name(rows: &[Row]) -> &'static str {
+    let fabric = rows.iter().filter(|r| r.run.medium == Medium::Fabric).count();
+    match fabric {
+        0 => Medium::Dram.name(),
+        n if n == rows.len() => Medium::Fabric.name(),
+        _ => "DRAM/fabric",
+    }
+}
+
 /// The aligned text table.
 pub fn render_text(rows: &[Row]) -> String {
     cell_table(rows).render()
@@ -214,10 +227,17 @@ pub fn render_csv(rows: &[Row]) -> String {
         "gpu_edp_percent_of_none",
         "timing_model",
     ];
-    let mut out = csv_line(&header.map(String::from));
+    // Multi-GPU runs count fabric bytes in dram_bytes: a last column says
+    // which, only when some run is one (older tables stay as they were).
+    let with_medium = rows.iter().any(|r| r.run.medium != Medium::Dram);
+    let mut header: Vec<String> = header.map(String::from).to_vec();
+    if with_medium {
+        header.push("medium".to_string());
+    }
+    let mut out = csv_line(&header);
     for row in rows {
         let run = &row.run;
-        out.push_str(&csv_line(&[
+        let mut cells = vec![
             run.program.clone().unwrap_or_default(),
             run.label.clone(),
             run.dir.clone(),
@@ -247,7 +267,11 @@ pub fn render_csv(rows: &[Row]) -> String {
             number(run.gpu_edp_js()),
             number(row.gpu_edp_percent_of_none),
             run.timing_model.map(|model| model.to_string()).unwrap_or_default(),
-        ]));
+        ];
+        if with_medium {
+            cells.push(run.medium.name().to_string());
+        }
+        out.push_str(&csv_line(&cells));
     }
     out
 }
@@ -280,6 +304,7 @@ mod tests {
             energy: None,
             gpu_power: None,
             stored_sizes: BTreeMap::new(),
+            medium: Medium::Dram,
         }
     }
 

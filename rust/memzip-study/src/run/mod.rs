@@ -14,6 +14,10 @@
 //! - optionally `sweep.json` ([`RunRecord`]), when a sweep made it;
 //! - optionally the simulator's power model report ([`crate::power`]).
 //!
+//! A multi-GPU run (`memzip-mgpu`, mgpusim-plugin/) compresses the fabric
+//! between GPUs instead of DRAM: its `stats.json` has `link` and `fabric`
+//! in place of `total` ([`link`]), and the run's traffic is fabric bytes.
+//!
 //! Energy is `total.energy` (memzip's model: DRAM, codec and metadata cache,
 //! `memzip::mc::energy`), absent in stats of older builds; EDP is that energy
 //! times `cycles / total.energy.core_hz`. With the simulator's power model on
@@ -21,6 +25,7 @@
 //! model's energy plus memzip's codec and metadata-cache energy ("GPU
 //! total").
 
+mod link;
 mod record;
 
 use std::collections::BTreeMap;
@@ -47,7 +52,11 @@ pub struct Run {
     /// The codec the simulator reports in `stats.json`.
     pub stats_codec: String,
     pub cycles: u64,
-    /// Kernel DRAM bytes, metadata traffic included.
+    /// What the codec compresses: DRAM (gpgpu-sim) or the fabric between
+    /// GPUs (MGPUSim); it names what `dram_bytes` counts.
+    pub medium: Medium,
+    /// Kernel DRAM bytes, metadata traffic included; for a fabric run, the
+    /// bytes that crossed the fabric.
     pub dram_bytes: u64,
     pub raw_cr: Option<f64>,
     pub effective_cr: Option<f64>,
@@ -72,6 +81,25 @@ pub struct Run {
     /// Blocks per stored size in bytes at the MAG, write-backs and copies
     /// together (`total.{writes,memcpy}.mag_sizes`); empty in stats without it.
     pub stored_sizes: BTreeMap<u64, u64>,
+}
+
+/// What a run's codec compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Medium {
+    #[default]
+    Dram,
+    /// The fabric between GPUs.
+    Fabric,
+}
+
+impl Medium {
+    /// The word tables use for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Medium::Dram => "DRAM",
+            Medium::Fabric => "fabric",
+        }
+    }
 }
 
 /// A run's energy (pJ) by component, from `total.energy` of `stats.json`.
@@ -216,6 +244,9 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     }
     let stats_path = dir.join("stats.json");
     let stats = read_json(&stats_path)?;
+    if link::is_link_stats(&stats) {
+        return link::load(dir, &stats, &stats_path);
+    }
     let total = field(&stats, "total", &stats_path)?;
     if !total.is_object() {
         return Err(format!("{}: field `total` is not an object", stats_path.display()));
@@ -255,6 +286,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         label,
         stats_codec,
         cycles,
+        medium: Medium::Dram,
         dram_bytes,
         raw_cr,
         effective_cr,

@@ -1,0 +1,41 @@
+//! Multi-GPU run directories (memzip-mgpu, mgpusim-plugin/) load like
+//! gpgpu-sim's: the fixtures are a tiny FIR on 4 GPUs under none and bdi,
+//! written by memzip-mgpu with -verify.
+
+use std::path::{Path, PathBuf};
+
+use memzip_study::run::Medium;
+use memzip_study::table;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mgpu").join(name)
+}
+
+#[test]
+fn fabric_runs_compare_with_their_none_run() {
+    let rows = table::load_rows(&[fixture("fir-bdi"), fixture("fir-none")]).unwrap();
+    let (none, bdi) = (&rows[0], &rows[1]);
+    assert_eq!(none.run.stats_codec, "none", "the none run leads its program");
+    assert_eq!(bdi.run.program.as_deref(), Some("mgpusim/fir length=8192,taps=16"));
+    assert!(rows.iter().all(|r| r.run.medium == Medium::Fabric && r.run.output_ok == Some(true)));
+    // Speedup and traffic against none, from the runs' own numbers.
+    assert_eq!(bdi.speedup, Some(none.run.cycles as f64 / bdi.run.cycles as f64));
+    let percent = bdi.dram_percent_of_none.unwrap();
+    assert!(percent < 100.0 && percent > 50.0, "bdi moved {percent}% of none's fabric bytes");
+    assert!(bdi.run.raw_cr.unwrap() > 1.0 && bdi.run.effective_cr.unwrap() > 1.0);
+    assert!(bdi.run.verify_checked > 0 && none.run.verify_checked == 0);
+    assert_eq!(none.run.raw_cr, None, "none compresses nothing: no ratio");
+    let energy = bdi.energy_percent_of_none.unwrap();
+    assert!(energy < 100.0, "bdi's fabric + codec energy is {energy}% of none's");
+}
+
+#[test]
+fn tables_name_the_fabric() {
+    let rows = table::load_rows(&[fixture("fir-none"), fixture("fir-bdi")]).unwrap();
+    let text = table::render_text(&rows);
+    assert!(text.contains("fabric bytes") && text.contains("fabric vs none"), "{text}");
+    assert!(!text.contains("DRAM bytes"), "{text}");
+    let csv = table::render_csv(&rows);
+    assert!(csv.lines().next().unwrap().ends_with(",medium"), "{csv}");
+    assert!(csv.lines().nth(1).unwrap().ends_with(",fabric"), "{csv}");
+}
