@@ -14,11 +14,20 @@
 // in the destination endpoint's input buffer, waits for its decompressor, and
 // is delivered to its port. Space in the input buffer is taken when the
 // transfer starts, so a transfer never finds its destination full.
+//
+// Requests and responses wait in separate lanes of each buffer (4 KB each):
+// with one shared FIFO per buffer the bus deadlocks as soon as every input
+// buffer fills with requests whose responses wait behind requests elsewhere
+// (seen: a 510 x 510 SimpleConvolution stalled with its kernel half done).
+// A response generates no further message, so a response lane always
+// drains, and with it every request; the paper does not say how its buffers
+// avoid this.
 package fabric
 
 import (
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/sarchlab/akita/v4/sim"
 )
@@ -100,12 +109,28 @@ func (f *fifo) removeAt(i int) {
 	f.items = f.items[:len(f.items)-1]
 }
 
+// A lane separates message classes in every buffer (see the package comment).
+type lane int
+
+const (
+	requestLane lane = iota
+	responseLane
+	numLanes
+)
+
+func laneOf(msg sim.Msg) lane {
+	if _, ok := msg.(sim.Rsp); ok {
+		return responseLane
+	}
+	return requestLane
+}
+
 type endpoint struct {
 	index int
 	name  string
 	ports []sim.Port
-	out   fifo
-	in    fifo
+	out   [numLanes]fifo
+	in    [numLanes]fifo
 }
 
 // Bus is the paper's shared bus (see the package comment).
@@ -138,12 +163,10 @@ func (b *Bus) SetEdgeDelays(d EdgeDelays) { b.delays = d }
 // PlugInEndpoint connects one device's ports as one endpoint: they share the
 // device's input and output buffer and its turn in the arbitration.
 func (b *Bus) PlugInEndpoint(name string, ports []sim.Port) {
-	ep := &endpoint{
-		index: len(b.endpoints),
-		name:  name,
-		ports: ports,
-		out:   fifo{capBytes: b.cfg.BufferBytes},
-		in:    fifo{capBytes: b.cfg.BufferBytes},
+	ep := &endpoint{index: len(b.endpoints), name: name, ports: ports}
+	for l := range ep.out {
+		ep.out[l].capBytes = b.cfg.BufferBytes
+		ep.in[l].capBytes = b.cfg.BufferBytes
 	}
 	for _, p := range ports {
 		if _, dup := b.byPort[p.AsRemote()]; dup {
@@ -174,6 +197,18 @@ func (b *Bus) Config() Config { return b.cfg }
 // Stats returns what the bus has counted so far.
 func (b *Bus) Stats() *Stats { return &b.stats }
 
+// Occupancy lists what waits in each endpoint's buffers (messages per lane,
+// requests/responses), for a message when a run stops.
+func (b *Bus) Occupancy() string {
+	var parts []string
+	for _, ep := range b.endpoints {
+		parts = append(parts, fmt.Sprintf("%s out %d/%d in %d/%d", ep.name,
+			len(ep.out[requestLane].items), len(ep.out[responseLane].items),
+			len(ep.in[requestLane].items), len(ep.in[responseLane].items)))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Tick moves messages into output buffers, starts a transfer when the bus is
 // free, and delivers what has arrived and been decompressed.
 func (b *Bus) Tick() bool {
@@ -193,8 +228,10 @@ func (b *Bus) pending(now uint64) bool {
 		return true
 	}
 	for _, ep := range b.endpoints {
-		if ep.out.waiting(now) || ep.in.waiting(now) {
-			return true
+		for l := range ep.out {
+			if ep.out[l].waiting(now) || ep.in[l].waiting(now) {
+				return true
+			}
 		}
 	}
 	return false
@@ -210,7 +247,8 @@ func (b *Bus) pull(now uint64) bool {
 					break
 				}
 				bytes := wireBytes(msg)
-				if !ep.out.fits(bytes) {
+				out := &ep.out[laneOf(msg)]
+				if !out.fits(bytes) {
 					break
 				}
 				port.RetrieveOutgoing()
@@ -218,7 +256,7 @@ func (b *Bus) pull(now uint64) bool {
 				if b.delays != nil {
 					compress, _ = b.delays.Delays(msg)
 				}
-				ep.out.push(queued{msg: msg, bytes: bytes, readyAt: now + compress})
+				out.push(queued{msg: msg, bytes: bytes, readyAt: now + compress})
 				progress = true
 			}
 		}
@@ -227,7 +265,8 @@ func (b *Bus) pull(now uint64) bool {
 }
 
 // transmit starts the next transfer in round-robin order among the endpoints
-// whose oldest message is ready and fits into its destination's input buffer.
+// with a message that is ready and fits into its destination's input buffer:
+// the oldest response of an endpoint first, else its oldest request.
 func (b *Bus) transmit(now uint64) bool {
 	if now < b.busyUntil {
 		return false
@@ -235,27 +274,36 @@ func (b *Bus) transmit(now uint64) bool {
 	n := len(b.endpoints)
 	for i := 0; i < n; i++ {
 		src := b.endpoints[(b.nextSender+i)%n]
-		if len(src.out.items) == 0 {
-			continue
+		for _, l := range [...]lane{responseLane, requestLane} {
+			if b.startTransfer(now, src, l) {
+				b.nextSender = (src.index + 1) % n
+				return true
+			}
 		}
-		head := src.out.items[0]
-		dst := b.destination(head.msg)
-		if head.readyAt > now || !dst.in.fits(head.bytes) {
-			continue
-		}
-		src.out.removeAt(0)
-		cycles := b.transferCycles(head.bytes)
-		decompress := uint64(0)
-		if b.delays != nil {
-			_, decompress = b.delays.Delays(head.msg)
-		}
-		dst.in.push(queued{msg: head.msg, bytes: head.bytes, readyAt: now + cycles + decompress})
-		b.busyUntil = now + cycles
-		b.nextSender = (src.index + 1) % n
-		b.stats.record(src.index, dst.index, head.bytes, cycles)
-		return true
 	}
 	return false
+}
+
+func (b *Bus) startTransfer(now uint64, src *endpoint, l lane) bool {
+	out := &src.out[l]
+	if len(out.items) == 0 {
+		return false
+	}
+	head := out.items[0]
+	dst := b.destination(head.msg)
+	if head.readyAt > now || !dst.in[l].fits(head.bytes) {
+		return false
+	}
+	out.removeAt(0)
+	cycles := b.transferCycles(head.bytes)
+	decompress := uint64(0)
+	if b.delays != nil {
+		_, decompress = b.delays.Delays(head.msg)
+	}
+	dst.in[l].push(queued{msg: head.msg, bytes: head.bytes, readyAt: now + cycles + decompress})
+	b.busyUntil = now + cycles
+	b.stats.record(src.index, dst.index, head.bytes, cycles)
+	return true
 }
 
 // transferCycles is §VI-B's rule: whole cycles, at least one per message.
@@ -272,23 +320,30 @@ func (b *Bus) transferCycles(bytes int) uint64 {
 func (b *Bus) deliver(now uint64) bool {
 	progress := false
 	for _, ep := range b.endpoints {
-		var blocked []sim.RemotePort
-		for i := 0; i < len(ep.in.items); {
-			q := ep.in.items[i]
-			dst := q.msg.Meta().Dst
-			if q.readyAt > now || contains(blocked, dst) {
-				i++
-				continue
-			}
-			port := b.portOf(ep, dst)
-			if err := port.Deliver(q.msg); err != nil {
-				blocked = append(blocked, dst)
-				i++
-				continue
-			}
-			ep.in.removeAt(i)
-			progress = true
+		for l := range ep.in {
+			progress = b.deliverLane(now, ep, &ep.in[l]) || progress
 		}
+	}
+	return progress
+}
+
+func (b *Bus) deliverLane(now uint64, ep *endpoint, in *fifo) bool {
+	progress := false
+	var blocked []sim.RemotePort
+	for i := 0; i < len(in.items); {
+		q := in.items[i]
+		dst := q.msg.Meta().Dst
+		if q.readyAt > now || contains(blocked, dst) {
+			i++
+			continue
+		}
+		if err := b.portOf(ep, dst).Deliver(q.msg); err != nil {
+			blocked = append(blocked, dst)
+			i++
+			continue
+		}
+		in.removeAt(i)
+		progress = true
 	}
 	return progress
 }

@@ -293,7 +293,7 @@ func (h *Hook) onReceive(g *gpuSide, msg sim.Msg) {
 	}
 	n := r.info.PayloadBytes()
 	if err := g.decompressor.Verify(r.payload[:n], r.info.Encoding, r.info.CompressedBits, r.original); err != nil {
-		h.fail(fmt.Sprintf("verify: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
+		h.fail(fmt.Sprintf("memzip verify: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
 			r.kind, r.src, r.dst, r.address, h.cfg.Codec, err))
 		return
 	}

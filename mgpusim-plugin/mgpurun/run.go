@@ -113,7 +113,14 @@ func Run(opts Options) (*Result, error) {
 	p.Driver.Run()
 	watchdogDone := make(chan struct{})
 	if serial, ok := engine.(*sim.SerialEngine); ok {
-		go unstall(serial, watchdogDone)
+		go unstall(serial, watchdogDone, func(cycle uint64) {
+			msg := fmt.Sprintf("the simulation stopped at cycle %d: no event for %v while the program waits for the GPUs (a deadlock)",
+				cycle, deadlockAfter)
+			if p.Bus != nil {
+				msg += "; bus buffers: " + p.Bus.Occupancy()
+			}
+			stop(opts.OutDir, rec, msg)
+		})
 	}
 	bench.Run()
 
@@ -165,10 +172,11 @@ func writeRunDir(dir string, rec RunRecord, stats *StatsRecord) error {
 	return writeJSON(dir, "run.json", rec)
 }
 
-// stop ends a run whose compression check failed inside the simulation:
+// stop ends a run that cannot go on (a payload that did not decode, a
+// deadlocked simulation):
 // the run directory says so, and the process exits non-zero.
 func stop(dir string, rec RunRecord, msg string) {
-	rec.ExitStatus, rec.OutputCheck = 1, "memzip verify failed: "+msg
+	rec.ExitStatus, rec.OutputCheck = 1, "stopped: "+msg
 	_ = writeRunDir(dir, rec, nil)
 	fmt.Fprintln(os.Stderr, "memzip-mgpu:", msg)
 	os.Exit(1)

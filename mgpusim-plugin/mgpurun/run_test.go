@@ -101,3 +101,14 @@ func TestRunsRepeat(t *testing.T) {
 		}
 	}
 }
+
+// BitonicSort (one kernel per pass) reads what other CUs wrote in earlier
+// passes: it passes its own check only because the platform empties the L1
+// vector caches at each launch (MGPUSim alone fails it; a failed check ends
+// the test binary). The run also takes longer than with stale hits would.
+func TestMultiKernelProgramsSeeEarlierKernelsWrites(t *testing.T) {
+	res := run(t, "bitonicsort", "length=256", platform.PaperConfig(), linkcompress.PaperConfig("none"))
+	if res.KernelLaunches < 10 {
+		t.Errorf("%d kernel launches, want one per pass", res.KernelLaunches)
+	}
+}

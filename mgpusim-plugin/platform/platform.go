@@ -63,13 +63,18 @@ type Config struct {
 	Bus         fabric.Config // the bus's shape (FabricBus only)
 	MemoryBanks int           // L2 banks and DRAM channels per GPU (FabricBus only; 0: the paper's 8)
 	Parallel    bool          // Akita's parallel engine
+	// InvalidateL1AtLaunch empties every L1 vector cache when a kernel
+	// launch reaches its GPU, as GCN hardware does and MGPUSim does not
+	// (see l1Invalidator); off, a multi-kernel program may read stale lines.
+	InvalidateL1AtLaunch bool
 	// RecorderPath is where Akita's data recorder writes its SQLite file.
 	RecorderPath string
 }
 
 // PaperConfig is the paper's machine: 4 GPUs on the §VI-B bus.
 func PaperConfig() Config {
-	return Config{GPUs: 4, Fabric: FabricBus, Bus: fabric.PaperConfig(), MemoryBanks: paperMemoryBanks}
+	return Config{GPUs: 4, Fabric: FabricBus, Bus: fabric.PaperConfig(), MemoryBanks: paperMemoryBanks,
+		InvalidateL1AtLaunch: true}
 }
 
 // Validate names the first setting that cannot work.
@@ -125,6 +130,11 @@ func Build(cfg Config) (*Platform, error) {
 		timingconfig.MakeBuilder().WithSimulation(s).WithNumGPUs(cfg.GPUs).Build()
 	} else {
 		if err := buildBusPlatform(s, cfg, p); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.InvalidateL1AtLaunch {
+		if _, err := installL1Invalidation(s.GetComponentByName, cfg.GPUs); err != nil {
 			return nil, err
 		}
 	}

@@ -64,6 +64,8 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer")
 	fs.IntVar(&pc.MemoryBanks, "memory-banks", pc.MemoryBanks, "L2 banks and DRAM channels per GPU (bus platform)")
 	fs.BoolVar(&pc.Parallel, "parallel", false, "Akita's parallel engine")
+	fs.BoolVar(&pc.InvalidateL1AtLaunch, "l1-invalidate", pc.InvalidateL1AtLaunch,
+		"empty the L1 vector caches at each kernel launch, as GCN does (MGPUSim does not: false runs it as MGPUSim)")
 	lc := linkcompress.PaperConfig("none")
 	fs.StringVar(&lc.Codec, "codec", "none", "memzip codec spec: "+strings.Join(memzip.Names(), ", ")+" (with knobs, e.g. adaptive:lambda=6)")
 	costs := fs.String("costs", "paper004", "codec latency defaults: paper004 (Table III) or memzip (each codec's DRAM-side defaults)")
