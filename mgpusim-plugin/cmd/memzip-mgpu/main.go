@@ -17,6 +17,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"memzip/mgpusim-plugin/linkcompress"
@@ -41,6 +42,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	log.SetFlags(0) // MGPUSim's benchmarks log their check; no file paths
 	log.SetOutput(stderr)
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "memzip-mgpu:", err)
+			return 2
+		}
+		defer stopProfile()
+	}
 	res, err := mgpurun.Run(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "memzip-mgpu:", err)
@@ -49,6 +58,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, res)
 	printSummary(stdout, res)
 	return 0
+}
+
+var cpuProfile = new(string)
+
+// startCPUProfile writes Go's CPU profile of the run (where the time goes:
+// MGPUSim, the bus, the hook, the codecs) to path.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
@@ -77,6 +102,7 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	fs.BoolVar(&opts.Check, "check", true, "run the benchmark's own output check")
 	fs.Int64Var(&opts.Seed, "seed", 1, "seed of the inputs AES, BitonicSort and KMeans draw at random")
 	fs.Float64Var(&opts.FabricPJPerBit, "fabric-pj-per-bit", mgpurun.DefaultFabricPJPerBit, "fabric energy per bit (pJ)")
+	fs.StringVar(cpuProfile, "cpuprofile", "", "write Go's CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&opts.OutDir, "out", "", "run directory for run.json, stats.json (and the trace)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
