@@ -27,7 +27,8 @@ pub struct RunRecord {
     pub program: Option<String>,
     pub codec: String,
     pub options: Vec<String>,
-    /// The simulator version the runner used (`MEMZIP_GPGPUSIM_VERSION`, default dev).
+    /// The simulator the runner used: the gpgpu-sim version
+    /// (`MEMZIP_GPGPUSIM_VERSION`, default dev) or `mgpusim`.
     pub simulator: String,
     /// The revision of memzip's timing in the simulator the run was made
     /// with ([`TIMING_MODEL`]); records written before there were revisions

@@ -72,6 +72,16 @@ pub struct PlannedRun {
 
 impl PlannedRun {
     /// The record a finished run of this keeps (`sweep.json`).
+    /// The simulator that runs it: MGPUSim for a multi-GPU benchmark
+    /// (`mgpusim/...`, its version pinned by mgpusim-plugin/go.mod), else the
+    /// gpgpu-sim version the runner uses (`MEMZIP_GPGPUSIM_VERSION`, default dev).
+    fn simulator(&self) -> String {
+        match &self.target {
+            Target::Benchmark { name, .. } if name.starts_with("mgpusim/") => "mgpusim".into(),
+            _ => std::env::var("MEMZIP_GPGPUSIM_VERSION").unwrap_or_else(|_| "dev".into()),
+        }
+    }
+
     pub fn record(&self) -> RunRecord {
         let (benchmark, preset, program) = match &self.target {
             Target::Benchmark { name, preset } => (Some(name.clone()), Some(preset.clone()), None),
@@ -85,7 +95,7 @@ impl PlannedRun {
             program,
             codec: self.codec.clone(),
             options: self.options.clone(),
-            simulator: std::env::var("MEMZIP_GPGPUSIM_VERSION").unwrap_or_else(|_| "dev".into()),
+            simulator: self.simulator(),
             timing_model: TIMING_MODEL,
             reused_from: None,
         }
