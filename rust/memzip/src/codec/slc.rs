@@ -38,7 +38,8 @@
 //!   id included), the one that removes the fewest bits (ties: fewer
 //!   symbols, then the lower node id).
 //! - **OPT's extra nodes** hold only the low 16-bit halves of 2, 4, ...
-//!   consecutive 32-bit words (up to half of the block's words), and OPT
+//!   consecutive 32-bit words, up to all of the block's words (half its
+//!   symbols, as the tree's largest node), and OPT
 //!   takes the fitting node with the fewest high halves first, then the
 //!   tightest fit. For 32-bit data (every benchmark's floats and ints) the
 //!   low half is the less significant one, so OPT drops mantissa and low
@@ -49,7 +50,7 @@
 //!   first, then forwards.
 //! - **Stored form** of an approximated block (encoding `slc_approx`): the
 //!   node id (`ceil(log2(nodes))` bits: 7 for the 126 nodes of a 128-byte
-//!   block, 8 with OPT's 30 extra ones), then E2MC's way pointers and ways
+//!   block, 8 with OPT's 31 extra ones), then E2MC's way pointers and ways
 //!   with the left-out codewords missing (a way may be empty). It never
 //!   exceeds the target, so it moves exactly target / MAG bursts.
 //! - **Target**: the MAG multiple below the lossless size, if that saves a
@@ -147,7 +148,7 @@ impl Node {
 
 /// The candidate nodes of a block of `symbols` symbols: the tree's aligned
 /// runs of 1, 2, 4, ... up to `symbols / 2`; for OPT also the low halves of
-/// aligned runs of 2, 4, ... up to `symbols / 4` words.
+/// aligned runs of 2, 4, ... up to all `symbols / 2` words.
 pub fn tree_nodes(symbols: usize, variant: Variant) -> Vec<Node> {
     let mut nodes = Vec::new();
     let mut span = 1;
@@ -158,7 +159,7 @@ pub fn tree_nodes(symbols: usize, variant: Variant) -> Vec<Node> {
     if variant == Variant::Opt {
         let words = symbols / 2;
         let mut span = 2;
-        while span < words {
+        while span <= words {
             nodes.extend((0..words).step_by(span).map(|word| Node { first: 2 * word, count: span, stride: 2 }));
             span *= 2;
         }

@@ -123,6 +123,9 @@ pub struct WriteOutcome {
     pub metadata_fetch_bytes: usize,
     /// Extra DRAM write to issue for a dirty metadata line evicted (else 0).
     pub metadata_writeback_bytes: usize,
+    /// The block is stored approximated (a lossy codec, approximable data):
+    /// it reads back as the approximation, not as the bytes written.
+    pub approximated: bool,
 }
 
 /// What a DRAM read costs.
@@ -329,9 +332,32 @@ impl MemoryController {
     /// A DRAM write-back of the block at `addr` holding `bytes` (read by the
     /// caller from the functional memory).
     pub fn write_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
+        self.write_back(addr, bytes, None)
+    }
+
+    /// A DRAM write-back of a block the program allows to be approximated
+    /// ([`approx`](super::approx)): a lossy codec (SLC) may store an
+    /// approximation. `approximated` (one block) receives the block as it
+    /// will read back, `bytes` itself when it is stored exactly; the caller
+    /// puts it where later reads see it (the simulator's functional memory).
+    pub fn write_approximable_block(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        approximated: &mut [u8],
+    ) -> Result<WriteOutcome, McError> {
+        self.write_back(addr, bytes, Some(approximated))
+    }
+
+    fn write_back(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        approximated: Option<&mut [u8]>,
+    ) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
         let sampled = self.sampling_open;
-        let compressed = self.compress_checked(addr, bytes)?;
+        let (compressed, lossy) = self.compress_checked(addr, bytes, approximated)?;
         let compress_pj = self.compress_energy(sampled, &compressed);
         let metadata = self.metadata_access(addr, MdcAccess::Write);
         self.store(addr, &compressed);
@@ -344,7 +370,7 @@ impl MemoryController {
         self.stats.compress_cycles += compress_cycles as u64;
         self.stats.energy.compress_pj += compress_pj;
         self.stats.energy.dram_write_pj += self.energy.write_bursts_pj(compressed.burst_count);
-        let outcome = self.write_outcome(&compressed, metadata, compress_cycles);
+        let outcome = self.write_outcome(&compressed, metadata, compress_cycles, lossy);
         self.scratch = compressed;
         Ok(outcome)
     }
@@ -386,9 +412,26 @@ impl MemoryController {
     /// initialised, counted as copy traffic (not kernel traffic); the
     /// metadata cache is not touched.
     pub fn memcpy_block(&mut self, addr: u64, bytes: &[u8]) -> Result<WriteOutcome, McError> {
+        self.copy_in(addr, bytes, None)
+    }
+
+    /// A host-to-device copy of a block the program allows to be
+    /// approximated: as [`write_approximable_block`](Self::write_approximable_block)
+    /// (the copy is the first time the data is stored compressed, paper 000
+    /// Sec. III-A, so an approximation starts there).
+    pub fn memcpy_approximable_block(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        approximated: &mut [u8],
+    ) -> Result<WriteOutcome, McError> {
+        self.copy_in(addr, bytes, Some(approximated))
+    }
+
+    fn copy_in(&mut self, addr: u64, bytes: &[u8], approximated: Option<&mut [u8]>) -> Result<WriteOutcome, McError> {
         let addr = self.block_addr(addr);
         let sampled = self.sampling_open;
-        let compressed = self.compress_checked(addr, bytes)?;
+        let (compressed, lossy) = self.compress_checked(addr, bytes, approximated)?;
         let compress_pj = self.compress_energy(sampled, &compressed);
         self.store(addr, &compressed);
         self.count_sampled(&compressed)?;
@@ -398,7 +441,7 @@ impl MemoryController {
         stats.memcpy_traffic.record(compressed.burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
         let compress_cycles = self.compress_cycles(&compressed);
         self.stats.energy.copy_compress_pj += compress_pj;
-        let outcome = self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles);
+        let outcome = self.write_outcome(&compressed, MetadataOutcome::default(), compress_cycles, lossy);
         self.scratch = compressed;
         Ok(outcome)
     }
@@ -464,23 +507,48 @@ impl MemoryController {
     }
 
     /// Compresses into the reused scratch block (callers hand it back to
-    /// `self.scratch` when done), so a write allocates nothing.
-    fn compress_checked(&mut self, addr: u64, bytes: &[u8]) -> Result<CompressedBlock, McError> {
+    /// `self.scratch` when done), so a write allocates nothing; with
+    /// `approximated`, as approximable data. Returns the block and whether
+    /// it is stored approximated.
+    fn compress_checked(
+        &mut self,
+        addr: u64,
+        bytes: &[u8],
+        mut approximated: Option<&mut [u8]>,
+    ) -> Result<(CompressedBlock, bool), McError> {
         let mut compressed = std::mem::take(&mut self.scratch);
-        self.codec.compress_into(bytes, &mut compressed).map_err(|source| McError::Codec {
-            codec: self.codec.name().to_string(),
-            addr,
-            source,
-        })?;
+        let lossy = match approximated {
+            None => self.codec.compress_into(bytes, &mut compressed).map(|()| false),
+            Some(ref mut out) => self.codec.compress_approximable_into(bytes, &mut compressed, out),
+        }
+        .map_err(|source| McError::Codec { codec: self.codec.name().to_string(), addr, source })?;
         self.check_output(&compressed).map_err(|why| McError::InvalidOutput {
             codec: self.codec.name().to_string(),
             addr,
             why,
         })?;
-        if self.options.verify {
-            self.verify(addr, bytes, &compressed)?;
+        let expected = approximated.as_deref().unwrap_or(bytes);
+        if approximated.is_some() {
+            let stats = &mut self.stats.approximation;
+            stats.approximable_blocks += 1;
+            stats.approximated_blocks += lossy as u64;
+            stats.changed_bytes += bytes.iter().zip(expected).filter(|(a, b)| a != b).count() as u64;
         }
-        Ok(compressed)
+        if self.options.verify {
+            // A block stored exactly must read back as written; an
+            // approximated one as the approximation the codec announced.
+            if !lossy && expected != bytes {
+                self.stats.verify.checked += 1;
+                self.stats.verify.failures += 1;
+                return Err(McError::VerifyFailed {
+                    codec: self.codec.name().to_string(),
+                    addr,
+                    why: format!("stored exactly, but announced as {}", describe_mismatch(bytes, expected)),
+                });
+            }
+            self.verify(addr, expected, &compressed)?;
+        }
+        Ok((compressed, lossy))
     }
 
     /// The sizes a codec reports must agree, or burst accounting is wrong.
@@ -623,8 +691,15 @@ impl MemoryController {
         }
     }
 
-    fn write_outcome(&self, c: &CompressedBlock, metadata: MetadataOutcome, compress_cycles: u32) -> WriteOutcome {
+    fn write_outcome(
+        &self,
+        c: &CompressedBlock,
+        metadata: MetadataOutcome,
+        compress_cycles: u32,
+        approximated: bool,
+    ) -> WriteOutcome {
         WriteOutcome {
+            approximated,
             encoding: c.encoding,
             compressed_bits: c.compressed_bits,
             burst_count: c.burst_count,
@@ -662,12 +737,15 @@ mod tests {
     /// block whose upper half is zero stores its lower half (2 bursts at a
     /// 32-byte MAG for 128-byte blocks), anything else raw. `lie` makes the
     /// decoder return ones for zero blocks; `fail_decode` makes it error.
+    /// Approximable blocks lose their upper half (stored as `low_half`);
+    /// `hide_approximation` announces that as exact.
     struct ZeroCodec {
         geometry: Geometry,
         lie: bool,
         fail_decode: bool,
         bad_sizes: bool,
         sampling_ended: bool,
+        hide_approximation: bool,
     }
 
     impl ZeroCodec {
@@ -678,6 +756,7 @@ mod tests {
                 fail_decode: false,
                 bad_sizes: false,
                 sampling_ended: false,
+                hide_approximation: false,
             }
         }
     }
@@ -708,6 +787,19 @@ mod tests {
             }
             *out = c;
             Ok(())
+        }
+
+        fn compress_approximable_into(
+            &mut self,
+            block: &[u8],
+            out: &mut CompressedBlock,
+            approximated: &mut [u8],
+        ) -> Result<bool, CodecError> {
+            let half = block.len() / 2;
+            approximated.copy_from_slice(block);
+            approximated[half..].fill(0);
+            self.compress_into(approximated, out)?;
+            Ok(!self.hide_approximation && approximated != block)
         }
 
         fn decompress_into(&self, c: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
@@ -787,6 +879,7 @@ mod tests {
                 metadata_miss: false,
                 metadata_fetch_bytes: 0,
                 metadata_writeback_bytes: 0,
+                approximated: false,
             }
         );
         let r = mc.read_block(0x1000);
@@ -993,6 +1086,51 @@ mod tests {
         let mut mc = controller_with(broken, McOptions { verify: true, ..Default::default() });
         let err = mc.memcpy_block(0x40, &zeros()).unwrap_err().to_string();
         assert!(err.contains("block 0x0") && err.contains("decoding failed") && err.contains("always fails"), "{err}");
+    }
+
+    #[test]
+    fn approximable_blocks_read_back_approximated_and_are_verified() {
+        let mut mc = controller_with(ZeroCodec::new(), McOptions { verify: true, ..Default::default() });
+        let mut approximated = zeros();
+        // Exact unless marked approximable.
+        let exact = mc.write_block(0, &random()).unwrap();
+        assert_eq!((exact.burst_count, exact.approximated), (4, false));
+        let w = mc.write_approximable_block(128, &random(), &mut approximated).unwrap();
+        assert_eq!((w.encoding, w.burst_count, w.approximated), (LOW_HALF, 2, true));
+        let mut expected = random();
+        expected[64..].fill(0);
+        assert_eq!(approximated, expected);
+        // An approximation that changes nothing is an exact store.
+        let c = mc.memcpy_approximable_block(256, &low_half(), &mut approximated).unwrap();
+        assert!(!c.approximated);
+        assert_eq!(approximated, low_half());
+        let s = mc.stats();
+        let changed = random()[64..].iter().filter(|&&b| b != 0).count() as u64;
+        assert_eq!(
+            s.approximation,
+            crate::mc::stats::ApproximationStats {
+                approximable_blocks: 2,
+                approximated_blocks: 1,
+                changed_bytes: changed
+            }
+        );
+        assert_eq!((s.verify.checked, s.verify.failures), (3, 0));
+        assert!(s.to_text("t").contains("t_approximated_blocks = 1\n"));
+        let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+        assert_eq!(json["approximation"]["approximable_blocks"], 2);
+
+        // Verify: a codec that changes a block it says it stored exactly.
+        let hider = ZeroCodec { hide_approximation: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(hider, McOptions { verify: true, ..Default::default() });
+        let err = mc.write_approximable_block(0x180, &random(), &mut approximated).unwrap_err().to_string();
+        assert!(err.contains("stored exactly, but announced as decoded byte 64"), "{err}");
+        // ... and one whose approximation does not decode as announced.
+        let liar = ZeroCodec { lie: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(liar, McOptions { verify: true, ..Default::default() });
+        let mut ones_then_zeros = zeros();
+        ones_then_zeros[100] = 1;
+        let err = mc.write_approximable_block(0x200, &ones_then_zeros, &mut approximated).unwrap_err();
+        assert!(matches!(err, McError::VerifyFailed { addr: 0x200, .. }), "{err}");
     }
 
     #[test]

@@ -7,13 +7,18 @@
 //! - [`controller`]: [`MemoryController`], one per simulated memory controller.
 //! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
 //! - [`energy`]: the energy constants and what each event costs.
+//! - [`approx`]: the program's safe-to-approximate allocations (lossy codecs).
 
+pub mod approx;
 pub mod controller;
 pub mod energy;
 pub mod metadata_cache;
 pub mod stats;
 
+pub use approx::ApproximableMemory;
 pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
 pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
-pub use stats::{CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats};
+pub use stats::{
+    ApproximationStats, CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats,
+};

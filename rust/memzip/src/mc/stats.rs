@@ -257,6 +257,27 @@ impl VerifyStats {
     }
 }
 
+/// Approximable data (a lossy codec's input, [`super::approx`]): what was
+/// offered and what was stored approximated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ApproximationStats {
+    /// Blocks stored (written back or copied) that the program marks
+    /// approximable.
+    pub approximable_blocks: u64,
+    /// Of those, the blocks stored approximated.
+    pub approximated_blocks: u64,
+    /// Bytes whose value the approximation changed.
+    pub changed_bytes: u64,
+}
+
+impl ApproximationStats {
+    pub fn merge(&mut self, other: &ApproximationStats) {
+        self.approximable_blocks += other.approximable_blocks;
+        self.approximated_blocks += other.approximated_blocks;
+        self.changed_bytes += other.changed_bytes;
+    }
+}
+
 /// Everything one memory controller counts, or the sum over several.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McStats {
@@ -281,6 +302,8 @@ pub struct McStats {
     pub memcpy_traffic: TrafficStats,
     pub metadata: MetadataStats,
     pub verify: VerifyStats,
+    /// Approximable blocks and approximations (lossy codecs).
+    pub approximation: ApproximationStats,
     /// Sum of compression latencies added to write-backs.
     pub compress_cycles: u64,
     /// Sum of decompression latencies added to reads.
@@ -381,6 +404,7 @@ impl McStats {
         self.memcpy_traffic.merge(&other.memcpy_traffic);
         self.metadata.merge(&other.metadata);
         self.verify.merge(&other.verify);
+        self.approximation.merge(&other.approximation);
         self.compress_cycles += other.compress_cycles;
         self.decompress_cycles += other.decompress_cycles;
         self.sampling_ends += other.sampling_ends;
@@ -443,6 +467,9 @@ impl McStats {
             ("metadata_dram_bytes", self.metadata.dram_bytes().to_string()),
             ("verify_checked", self.verify.checked.to_string()),
             ("verify_failures", self.verify.failures.to_string()),
+            ("approximable_blocks", self.approximation.approximable_blocks.to_string()),
+            ("approximated_blocks", self.approximation.approximated_blocks.to_string()),
+            ("approximated_changed_bytes", self.approximation.changed_bytes.to_string()),
             ("sampling_phases_ended", self.sampling_ends.to_string()),
             ("sampling_blocks", self.sampling_blocks.to_string()),
             ("sampling_raw_share", fmt_ratio(self.sampling_raw_share())),
@@ -468,7 +495,7 @@ impl McStats {
 
 impl Serialize for McStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("McStats", 32)?;
+        let mut s = serializer.serialize_struct("McStats", 33)?;
         s.serialize_field("codec", &self.codec)?;
         s.serialize_field("controllers", &self.controllers)?;
         s.serialize_field("block_bytes", &self.block_bytes)?;
@@ -492,6 +519,7 @@ impl Serialize for McStats {
         s.serialize_field("memcpy_traffic", &self.memcpy_traffic)?;
         s.serialize_field("metadata_cache", &self.metadata)?;
         s.serialize_field("verify", &self.verify)?;
+        s.serialize_field("approximation", &self.approximation)?;
         s.serialize_field("compress_cycles", &self.compress_cycles)?;
         s.serialize_field("decompress_cycles", &self.decompress_cycles)?;
         s.serialize_field("sampling_ends", &self.sampling_ends)?;

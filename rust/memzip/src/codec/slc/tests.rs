@@ -91,7 +91,7 @@ fn hand_block_pred_predicts_from_the_next_word() {
 #[test]
 fn hand_block_opt_drops_only_low_halves() {
     let mut codec = slc_with(float_table(), Variant::Opt, 16);
-    assert_eq!(codec.nodes().len(), 126 + 30);
+    assert_eq!(codec.nodes().len(), 126 + 31);
     let block = floats_block();
     let (lossy, c, approximated) = approximate(&mut codec, &block);
     assert!(lossy);
@@ -127,6 +127,27 @@ fn blocks_above_the_threshold_or_on_a_multiple_stay_exact() {
     let (lossy, c, _) = approximate(&mut codec, &[0u8; 128]);
     assert!(!lossy);
     assert_eq!(c.mag_bytes, 32);
+}
+
+#[test]
+fn in_a_memory_controller_only_marked_blocks_are_approximated() {
+    use crate::mc::{McOptions, MemoryController};
+    let codec = slc_with(float_table(), Variant::Opt, 16);
+    let options = McOptions { verify: true, ..McOptions::default() };
+    let mut mc = MemoryController::with_codec(Box::new(codec), options).unwrap();
+    let block = floats_block();
+    let mut approximated = vec![0u8; 128];
+    let exact = mc.write_block(0, &block).unwrap();
+    assert_eq!((exact.dram_bytes, exact.approximated), (96, false));
+    let lossy = mc.write_approximable_block(128, &block, &mut approximated).unwrap();
+    assert_eq!((lossy.dram_bytes, lossy.approximated, lossy.encoding), (64, true, SLC_APPROX_ENCODING));
+    assert_ne!(approximated, block);
+    assert_eq!(mc.read_block(128).burst_count, 2);
+    assert_eq!(mc.read_block(0).burst_count, 3);
+    let stats = mc.stats();
+    assert_eq!((stats.verify.checked, stats.verify.failures), (2, 0));
+    assert_eq!((stats.approximation.approximable_blocks, stats.approximation.approximated_blocks), (1, 1));
+    assert_eq!(stats.writes.encodings.get("slc_approx"), Some(&1));
 }
 
 #[test]
