@@ -48,9 +48,10 @@ type Config struct {
 	AlgFieldBits int
 	Verify       bool   // decompress every message and compare with its payload
 	TracePath    string // write every payload to a memzip trace, or ""
-	// HookNone installs the hook even for codec "none" (every payload goes
-	// through memzip's none codec, raw): it must change no cycle, and it
-	// measures what the hook itself costs.
+	// HookNone installs the hook even for codec "none" without a trace
+	// (every payload goes through memzip's none codec, raw, with no
+	// algorithm field): it must change no cycle, and it measures what the
+	// hook itself costs.
 	HookNone bool
 }
 
@@ -59,8 +60,11 @@ func PaperConfig(codec string) Config {
 	return Config{Codec: codec, Costs: memzip.CostsPaper004, BlockBytes: 64, AlgFieldBits: 4}
 }
 
-// Enabled says whether the config installs the hook.
-func (c Config) Enabled() bool { return c.HookNone || (c.Codec != "" && c.Codec != "none") }
+// Enabled says whether the config installs the hook: for a codec, for a
+// payload trace, or on request.
+func (c Config) Enabled() bool { return c.HookNone || c.TracePath != "" || !c.isNone() }
+
+func (c Config) isNone() bool { return c.Codec == "" || c.Codec == "none" }
 
 // Failure is what a run stops with when a check fails inside the
 // simulation; the hook cannot return an error through Akita.
@@ -110,6 +114,11 @@ type Hook struct {
 func Install(p *platform.Platform, cfg Config, fail Failure) (*Hook, error) {
 	if !cfg.Enabled() {
 		return nil, nil
+	}
+	if cfg.isNone() {
+		// Without compression there is no algorithm to name: the messages
+		// keep MGPUSim's sizes, so the run's timing is MGPUSim's.
+		cfg.Codec, cfg.AlgFieldBits = "none", 0
 	}
 	h := &Hook{
 		cfg:       cfg,

@@ -33,7 +33,6 @@ func TestHookWithNoneChangesNoCycle(t *testing.T) {
 		plat := platform.PaperConfig()
 		plat.Fabric = fabricName
 		none := linkcompress.PaperConfig("none")
-		none.AlgFieldBits = 0 // MGPUSim's messages have no algorithm field
 		without := run(t, "matrixtranspose", "width=128", plat, none)
 		none.HookNone, none.Verify = true, true
 		with := run(t, "matrixtranspose", "width=128", plat, none)

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::registry::codec_names;
 use memzip_study::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_study::manifest::find_repo;
@@ -147,11 +148,16 @@ struct AnalyzeArgs {
     /// Default: every registered codec.
     #[arg(long)]
     codecs: Vec<String>,
-    /// Memory access granularity in bytes (16, 32 or 64).
+    /// Memory access granularity in bytes (16, 32 or 64 for DRAM; any power of two down to 1
+    /// for a link: 1 for the payloads memzip-mgpu traces).
     #[arg(long, default_value_t = 32)]
     mag_bytes: usize,
+    /// Latencies where a codec spec sets none (they steer adaptive's choices): `memzip` (each
+    /// codec's own) or `paper004` (the multi-GPU paper's Table III, as memzip-mgpu uses).
+    #[arg(long, default_value = "memzip", value_parser = parse_costs)]
+    costs: CostProfile,
     /// Also analyse blocks read from DRAM (default: write-backs and host-to-device copies,
-    /// the blocks DRAM stores).
+    /// the blocks DRAM stores); for a multi-GPU payload trace, the data-ready payloads.
     #[arg(long)]
     include_reads: bool,
     /// Online sampling: call end_sampling() on every codec after this many analysed blocks
@@ -265,6 +271,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     }
     let mut options = AnalyzeOptions::new(codecs);
     options.mag_bytes = args.mag_bytes;
+    options.costs = args.costs;
     options.include_reads = args.include_reads;
     options.chunk_blocks = args.chunk_blocks;
     options.sample_blocks = args.e2mc_sample_blocks;
@@ -516,6 +523,15 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("bench {} failed ({status})", args.args.join(" ")))
+    }
+}
+
+/// `--costs` (clap value parser).
+fn parse_costs(text: &str) -> Result<CostProfile, String> {
+    match text {
+        "memzip" => Ok(CostProfile::CodecDefaults),
+        "paper004" => Ok(CostProfile::Paper004),
+        _ => Err(format!("'{text}': expected memzip or paper004")),
     }
 }
 

@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::e2mc::CodeTable;
 use memzip::codec::registry::build;
 use memzip::codec::spec::CodecSpec;
@@ -50,7 +51,13 @@ pub const DEFAULT_SAMPLE_BLOCKS: u64 = 100_000;
 pub struct AnalyzeOptions {
     /// Codec specs (`name[:key=value,...]`), evaluated side by side.
     pub codecs: Vec<String>,
+    /// The unit sizes are rounded to: the MAG for DRAM (16, 32, 64), any
+    /// power of two down to 1 for a link (the fabric between GPUs sends
+    /// whole bytes).
     pub mag_bytes: usize,
+    /// Latencies where a spec sets none (they steer the adaptive selector's
+    /// choices): each codec's own, or the multi-GPU paper's Table III.
+    pub costs: CostProfile,
     /// Analyse reads too (default: write-backs and copies only).
     pub include_reads: bool,
     pub chunk_blocks: usize,
@@ -102,6 +109,7 @@ impl AnalyzeOptions {
         AnalyzeOptions {
             codecs,
             mag_bytes: Geometry::default().mag_bytes(),
+            costs: CostProfile::CodecDefaults,
             include_reads: false,
             chunk_blocks: DEFAULT_CHUNK_BLOCKS,
             sample_blocks: DEFAULT_SAMPLE_BLOCKS,
@@ -251,7 +259,8 @@ impl CodecRun {
         options: &AnalyzeOptions,
         tables: &[OfflineTable],
     ) -> Result<Self, String> {
-        let mut spec = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
+        let parsed = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
+        let mut spec = options.costs.apply(&parsed).map_err(|e| e.to_string())?;
         // An offline table replaces online sampling for the codec of its
         // symbol length, unless the spec chose a sampling mode itself.
         let offline_table = match tables.iter().find(|t| spec.name == t.codec_name()) {
@@ -395,7 +404,7 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
 pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
     let reader = open_trace(path)?;
     let block_bytes = reader.block_bytes();
-    let geometry = Geometry::new(block_bytes, options.mag_bytes).map_err(|e| {
+    let geometry = Geometry::with_granule(block_bytes, options.mag_bytes).map_err(|e| {
         format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes)
     })?;
     let tables = offline_tables(path, options)?;

@@ -39,3 +39,31 @@ fn tables_name_the_fabric() {
     assert!(csv.lines().next().unwrap().ends_with(",medium"), "{csv}");
     assert!(csv.lines().nth(1).unwrap().ends_with(",fabric"), "{csv}");
 }
+
+/// A payload trace of memzip-mgpu (`-trace`: SimpleConvolution 126 x 126 on
+/// 4 GPUs) analysed as a link: reads (data-ready payloads) included, sizes
+/// in whole bytes, the paper's Table III costs and FPC prefix table.
+#[test]
+fn payload_traces_analyse_at_byte_granules_with_the_papers_costs() {
+    use memzip::codec::cost_profile::CostProfile;
+    use memzip_study::analyze::{analyze, AnalyzeOptions};
+
+    let trace = [fixture("sc-payloads.mztrace")];
+    let mut options = AnalyzeOptions::new(vec!["fpc".into(), "bdi".into()]);
+    options.mag_bytes = 1;
+    options.include_reads = true;
+    options.shannon_bits = Vec::new();
+    let memzip_costs = analyze(&trace, &options).unwrap();
+    options.costs = CostProfile::Paper004;
+    let paper = analyze(&trace, &options).unwrap();
+    let (fpc, bdi) = (&paper[0].codecs[0], &paper[0].codecs[1]);
+    assert_eq!(paper[0].blocks, paper[0].records.read + paper[0].records.write, "every payload analysed");
+    // At a 1-byte granule each block rounds up to whole bytes only.
+    assert!(bdi.mag_bytes * 8 >= bdi.compressed_bits && bdi.mag_bytes * 8 < bdi.compressed_bits + 8 * bdi.blocks);
+    assert!(bdi.mag_bytes < bdi.blocks * 64 / 4, "a constant image compresses more than 4x with BDI");
+    // The paper's FPC (Table II) is not memzip's default FPC.
+    assert_ne!(fpc.compressed_bits, memzip_costs[0].codecs[0].compressed_bits);
+    options.mag_bytes = 3;
+    let err = analyze(&trace, &options).unwrap_err();
+    assert!(err.contains("granule_bytes '3'"), "{err}");
+}
