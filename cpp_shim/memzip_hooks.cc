@@ -109,7 +109,10 @@ struct memzip_partition::controller {
 };
 
 struct memzip_gpu_state {
-  memzip::Options options;
+  explicit memzip_gpu_state(rust::Box<memzip::Simulation> s)
+      : sim(std::move(s)), settings(sim->settings()) {}
+  rust::Box<memzip::Simulation> sim;  // the flags, resolved once; builds the controllers
+  memzip::Settings settings;
   unsigned block_bytes = 128;
   bool use_partition_addr = true;
   std::string stats_json;
@@ -150,7 +153,7 @@ struct memzip_gpu_state {
       }
     }
     printf("GPGPU-Sim memzip: sampling ended after %llu instructions (codec %s)\n",
-           insn, std::string(options.codec).c_str());
+           insn, std::string(settings.codec).c_str());
     sampling_at = next;
   }
 
@@ -173,134 +176,35 @@ void finish_traces_at_exit() {
 
 // ---------------------------------------------------------------- options
 
-memzip_options::memzip_options()
-    : codec(nullptr),
-      block_bytes(0),
-      mag_bytes(0),
-      mdc_bytes(0),
-      mdc_assoc(0),
-      comp_latency(-1),
-      decomp_latency(-1),
-      e2mc_pdw(-1),
-      e2mc_mfv(-1),
-      e2mc_sampling(nullptr),
-      adaptive_lambda(-1),
-      adaptive_candidates(nullptr),
-      verify(nullptr),
-      trace(nullptr),
-      stats_json(nullptr),
-      latency_mhz(0),
-      state(nullptr) {}
+memzip_options::memzip_options() : state(nullptr) {}
 
 void memzip_options::reg_options(OptionParser *opp) {
-  const memzip::Options d = memzip::default_options();
-  // The parser keeps C-string defaults by pointer: keep them alive here.
-  m_default_codec = std::string(d.codec);
-  m_default_sampling = std::string(d.e2mc_sampling);
-  m_codec_help = "memzip: DRAM compression codec, one of: " +
-                 std::string(memzip::codec_names()) + " (none = unchanged simulator)";
-  auto num = [](long long v) { return std::to_string(v); };
-  // Numeric defaults are copied by the parser (parsed at registration).
-  option_parser_register(opp, "-memzip_codec", OPT_CSTR, &codec, m_codec_help.c_str(),
-                         m_default_codec.c_str());
-  option_parser_register(opp, "-memzip_block_bytes", OPT_UINT32, &block_bytes,
-                         "memzip: compression block size in bytes (the L2 line)",
-                         num(d.block_bytes).c_str());
-  option_parser_register(opp, "-memzip_mag_bytes", OPT_UINT32, &mag_bytes,
-                         "memzip: memory access granularity in bytes (one DRAM burst)",
-                         num(d.mag_bytes).c_str());
-  option_parser_register(opp, "-memzip_mdc_bytes", OPT_UINT32, &mdc_bytes,
-                         "memzip: metadata cache capacity in bytes per controller",
-                         num(d.mdc_bytes).c_str());
-  option_parser_register(opp, "-memzip_mdc_assoc", OPT_UINT32, &mdc_assoc,
-                         "memzip: metadata cache associativity", num(d.mdc_assoc).c_str());
-  option_parser_register(opp, "-memzip_comp_latency", OPT_INT32, &comp_latency,
-                         "memzip: compression latency in cycles (-1: the codec's)",
-                         num(d.comp_latency).c_str());
-  option_parser_register(opp, "-memzip_decomp_latency", OPT_INT32, &decomp_latency,
-                         "memzip: decompression latency in cycles (-1: the codec's)",
-                         num(d.decomp_latency).c_str());
-  option_parser_register(opp, "-memzip_e2mc_pdw", OPT_INT32, &e2mc_pdw,
-                         "memzip: E2MC parallel decoding ways (-1: the codec's)",
-                         num(d.e2mc_pdw).c_str());
-  option_parser_register(opp, "-memzip_e2mc_mfv", OPT_INT32, &e2mc_mfv,
-                         "memzip: E2MC most frequent values kept (-1: the codec's)",
-                         num(d.e2mc_mfv).c_str());
-  option_parser_register(opp, "-memzip_e2mc_sampling", OPT_CSTR, &e2mc_sampling,
-                         "memzip: E2MC table: online:<instructions>, online:blocks=<N per controller> or offline:<table.json>",
-                         m_default_sampling.c_str());
-  option_parser_register(opp, "-memzip_adaptive_lambda", OPT_INT32, &adaptive_lambda,
-                         "memzip: adaptive selector lambda (-1: the codec's)",
-                         num(d.adaptive_lambda).c_str());
-  option_parser_register(opp, "-memzip_adaptive_candidates", OPT_CSTR, &adaptive_candidates,
-                         "memzip: adaptive candidate codecs, /-separated, knobs allowed: mag_bdi:bases=8+4+2/fpc (empty: the codec's)",
-                         "");
-  // A string, not OPT_BOOL: the parser asserts (aborts) on a bool other than 0/1.
-  option_parser_register(opp, "-memzip_verify", OPT_CSTR, &verify,
-                         "memzip: decompress every compressed block and compare (stop on mismatch), 0 or 1",
-                         d.verify ? "1" : "0");
-  option_parser_register(opp, "-memzip_trace", OPT_CSTR, &trace,
-                         "memzip: write every DRAM block access to this zstd trace file", "");
-  option_parser_register(opp, "-memzip_stats_json", OPT_CSTR, &stats_json,
-                         "memzip: write the statistics as JSON to this file at every kernel end",
-                         "");
-  // Paper 000 counts (de)compression cycles at the GTX580's memory-controller
-  // clock (1002 MHz); gpgpu-sim's DRAM latency queue runs on the core clock.
-  option_parser_register(opp, "-memzip_latency_mhz", OPT_UINT32, &latency_mhz,
-                         "memzip: clock of the (de)compression latencies in MHz (converted to core cycles)",
-                         "1002");
-  // -memzip_energy_*: names, defaults and help text come from Rust. The
-  // strings and values are stored first: the parser keeps pointers to them.
-  const rust::Vec<memzip::EnergyFlag> flags = memzip::energy_flags();
-  m_energy_text.clear();
-  for (const memzip::EnergyFlag &f : flags) {
-    m_energy_text.push_back(std::string(f.name));
-    m_energy_text.push_back(std::string(f.default_value));
-    m_energy_text.push_back(std::string(f.help));
+  const rust::Vec<memzip::OptionFlag> flags = memzip::option_flags();
+  // The parser keeps pointers to the strings: store them all first.
+  m_flag_text.clear();
+  for (const memzip::OptionFlag &f : flags) {
+    m_flag_text.push_back(std::string(f.name));
+    m_flag_text.push_back(std::string(f.default_value));
+    m_flag_text.push_back(std::string(f.help));
   }
-  energy.assign(flags.size(), 0.0);
+  // Every flag is text here: memzip reads the value (a bool option of the
+  // parser would abort on anything but 0/1; memzip names the flag instead).
+  m_values.assign(flags.size(), nullptr);
   for (size_t i = 0; i < flags.size(); ++i)
-    option_parser_register(opp, m_energy_text[3 * i].c_str(), OPT_DOUBLE, &energy[i],
-                           m_energy_text[3 * i + 2].c_str(), m_energy_text[3 * i + 1].c_str());
+    option_parser_register(opp, m_flag_text[3 * i].c_str(), OPT_CSTR, &m_values[i],
+                           m_flag_text[3 * i + 2].c_str(), m_flag_text[3 * i + 1].c_str());
 }
 
 void memzip_options::init(const memory_config &config) {
-  memzip_gpu_state *s = new memzip_gpu_state();
-  memzip::Options &o = s->options;
-  o.codec = rust::String(cstr(codec));
-  o.block_bytes = block_bytes;
-  o.mag_bytes = mag_bytes;
-  o.mdc_bytes = mdc_bytes;
-  o.mdc_assoc = mdc_assoc;
-  o.comp_latency = comp_latency;
-  o.decomp_latency = decomp_latency;
-  o.e2mc_pdw = e2mc_pdw;
-  o.e2mc_mfv = e2mc_mfv;
-  o.e2mc_sampling = rust::String(cstr(e2mc_sampling));
-  o.adaptive_lambda = adaptive_lambda;
-  o.adaptive_candidates = rust::String(cstr(adaptive_candidates));
-  o.verify = verify;
-  for (double v : energy) o.energy.push_back(v);
+  rust::Vec<rust::String> values;
+  for (const char *v : m_values) values.push_back(rust::String(cstr(v)));
+  memzip_gpu_state *s = nullptr;
   try {
-    o.verify = memzip::parse_switch("-memzip_verify", cstr(verify));
-    memzip::validate_options(o);
+    s = new memzip_gpu_state(memzip::resolve_options(values));
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
-  const bool none = cstr(codec) == "none";
-  if (latency_mhz == 0) memzip_fatal("-memzip_latency_mhz: invalid value '0': expected a clock in MHz");
-  if (uses_simple_dram_model(config) && !none)
-    memzip_fatal("-memzip_codec needs the detailed DRAM model (-gpgpu_simple_dram_model 0)");
-  // The L2 writes back and fills whole lines: a block of another size would
-  // never be seen, and the run would compress nothing.
-  if (!none && !config.m_L2_config.disabled() && config.m_L2_config.get_line_sz() != block_bytes) {
-    const std::string why = "-memzip_block_bytes " + std::to_string(block_bytes) +
-                            ": the L2 moves " + std::to_string(config.m_L2_config.get_line_sz()) +
-                            "-byte lines to and from DRAM and memzip compresses whole lines: set it to the L2 line size";
-    memzip_fatal(why.c_str());
-  }
-  s->block_bytes = block_bytes;
-  s->stats_json = cstr(stats_json);
+  const unsigned block_bytes = s->settings.block_bytes;
   // Partition-local addresses are block-aligned only if no channel or
   // sub-partition bit lies inside a block.
   for (unsigned b = 1; b < block_bytes; b <<= 1) {
@@ -310,15 +214,21 @@ void memzip_options::init(const memory_config &config) {
         config.m_address_mapping.partition_address(b) != b)
       s->use_partition_addr = false;
   }
-  if (!s->use_partition_addr)
-    printf("GPGPU-Sim memzip: note: channel bits inside a %u-byte block; "
-           "controllers are keyed by global address\n", block_bytes);
-  if (!none && (config.m_L2_config.disabled() || l2_atom_bytes(config) != block_bytes))
-    printf("GPGPU-Sim memzip: note: the L2 does not send whole %u-byte blocks to DRAM "
-           "(sectored or disabled L2): only whole-block requests are compressed\n", block_bytes);
-  if (!none && config.dram_atom_size != mag_bytes)
-    printf("GPGPU-Sim memzip: note: DRAM atom %u B != -memzip_mag_bytes %u B: "
-           "transfers round up to whole atoms\n", config.dram_atom_size, mag_bytes);
+  memzip::SimulatorFacts facts;
+  facts.simple_dram_model = uses_simple_dram_model(config);
+  facts.l2_disabled = config.m_L2_config.disabled();
+  facts.l2_line_bytes = config.m_L2_config.get_line_sz();
+  facts.l2_atom_bytes = l2_atom_bytes(config);
+  facts.dram_atom_bytes = config.dram_atom_size;
+  facts.channel_bits_in_block = !s->use_partition_addr;
+  try {
+    for (const rust::String &note : s->sim->check_simulator(facts))
+      printf("GPGPU-Sim memzip: note: %s\n", std::string(note).c_str());
+  } catch (const std::exception &e) {
+    memzip_fatal(e.what());
+  }
+  s->block_bytes = block_bytes;
+  s->stats_json = std::string(s->settings.stats_json);
   if (!s->stats_json.empty()) {  // fail now, not after the first kernel
     FILE *f = fopen(s->stats_json.c_str(), "w");
     if (!f) {
@@ -328,9 +238,10 @@ void memzip_options::init(const memory_config &config) {
     }
     fclose(f);
   }
-  if (!cstr(trace).empty()) {
+  const std::string trace(s->settings.trace);
+  if (!trace.empty()) {
     try {
-      s->tracer.reset(new rust::Box<memzip::Tracer>(memzip::open_tracer(cstr(trace), block_bytes)));
+      s->tracer.reset(new rust::Box<memzip::Tracer>(memzip::open_tracer(trace, block_bytes)));
     } catch (const std::exception &e) {
       memzip_fatal(e.what());
     }
@@ -384,13 +295,13 @@ memzip_partition::memzip_partition(unsigned id, const memory_config *config, gpg
       m_dram(nullptr) {
   if (!m_state) memzip_fatal("memzip_options::init was not called before the partitions");
   try {
-    m_ctrl = new controller(memzip::new_controller(m_state->options));
+    m_ctrl = new controller(m_state->sim->new_controller());
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
   m_block_bytes = m_state->block_bytes;
   m_core_cycles_per_latency_cycle =
-      (double)gpu->get_config().get_core_freq() / (config->m_memzip.latency_mhz * 1e6);
+      (double)gpu->get_config().get_core_freq() / (m_state->settings.latency_mhz * 1e6);
   m_state->gpu = gpu;
   if (id >= m_state->partitions.size()) m_state->partitions.resize(id + 1, nullptr);
   m_state->partitions[id] = this;

@@ -12,7 +12,7 @@
 //
 // Where the hooks sit (see the patch):
 //   memory_config::reg_options   memzip_options::reg_options   (-memzip_* flags)
-//   memory_config::init          memzip_options::init          (validate, or stop)
+//   memory_config::init          memzip_options::init          (resolve once, or stop)
 //   memory_partition_unit ctor   new memzip_partition          (one controller each)
 //   dram_cycle, L2->DRAM issue   memzip_partition::on_issue    (+cycles on ready_cycle)
 //                                memzip_latency_queue_insert   (in ready-cycle order)
@@ -42,47 +42,32 @@ class mem_fetch;
 class memory_config;
 class gpgpu_sim;
 class dram_t;
-struct memzip_gpu_state;  // controllers' registry, tracer, JSON path (.cc)
+struct memzip_gpu_state;  // resolved flags, controllers' registry, tracer (.cc)
 
-// The -memzip_* options: a member of memory_config (m_memzip).
+// The -memzip_* options: a member of memory_config (m_memzip). Which flags
+// exist, their defaults, help and meaning are memzip's (Rust); this only
+// registers them with the simulator's parser and hands their text back.
 struct memzip_options {
   memzip_options();
-  // Registers every -memzip_* flag; defaults come from memzip::default_options().
+  // Registers every -memzip_* flag memzip::option_flags() lists, as text.
   void reg_options(OptionParser *opp);
-  // Called at the end of memory_config::init: converts and validates the
-  // flags; a bad value prints one line "GPGPU-Sim memzip: ERROR ..." and exits 1.
+  // Called at the end of memory_config::init: memzip resolves the flags once
+  // and checks them against the simulator's configuration; a bad value prints
+  // one line "GPGPU-Sim memzip: ERROR ..." and exits 1.
   void init(const memory_config &config);
   // Per-controller and total statistics (cumulative since the start), and
   // the -memzip_stats_json file; called at every kernel end.
   void print_stats(FILE *fp) const;
 
-  // Values as gpgpu-sim's option parser fills them.
-  char *codec;
-  unsigned block_bytes;
-  unsigned mag_bytes;
-  unsigned mdc_bytes;
-  unsigned mdc_assoc;
-  int comp_latency;
-  int decomp_latency;
-  int e2mc_pdw;
-  int e2mc_mfv;
-  char *e2mc_sampling;
-  int adaptive_lambda;
-  char *adaptive_candidates;
-  char *verify;  // 0 or 1, checked by memzip (a bool option aborts on other values)
-  char *trace;
-  char *stats_json;
-  unsigned latency_mhz;
-  // -memzip_energy_*: one value per memzip::energy_flags() entry, same order.
-  std::vector<double> energy;
-
   // Shared by all partitions of this GPU; created by init().
   memzip_gpu_state *state;
 
  private:
-  // The option parser keeps pointers to C-string defaults: they live here.
-  std::string m_default_codec, m_default_sampling, m_codec_help;
-  std::vector<std::string> m_energy_text;  // name, default, help per energy flag
+  // Each flag's value as gpgpu-sim's option parser fills it, in
+  // memzip::option_flags() order.
+  std::vector<char *> m_values;
+  // The parser keeps pointers to the names, defaults and help: they live here.
+  std::vector<std::string> m_flag_text;  // name, default, help per flag
 };
 
 // One memory controller's compressor: a member pointer of memory_partition_unit.

@@ -1,7 +1,8 @@
-// Drives memzip's C++ objects (Controller, Compressor, Decompressor,
-// MetadataCache, Stats, Tracer) through the cxx bridge, without the
-// simulator: what the gpgpu-sim hooks rely on, checked from the C++ side;
-// and the hooks' DRAM latency queue insertion (memzip_hooks.h).
+// Drives memzip's C++ objects (Simulation, Controller, Stats, Tracer)
+// through the cxx bridge as the gpgpu-sim hooks do, without the simulator:
+// the flags registered and resolved once, a controller per partition, the
+// checks against the simulator's configuration; and the hooks' DRAM latency
+// queue insertion (memzip_hooks.h).
 // Prints one line per check and "N passed, N failed" at the end.
 #include <cstdint>
 #include <cstdio>
@@ -51,11 +52,48 @@ static std::vector<uint8_t> small_ints() {  // 32 little-endian ints near 1000
     return block;
 }
 
+// The flags' values as the simulator's parser hands them back: every
+// default, then `changes` (flag name -> text).
+static rust::Vec<rust::String> flag_values(const std::vector<std::pair<std::string, std::string>>& changes) {
+    rust::Vec<rust::String> values;
+    for (const memzip::OptionFlag& f : memzip::option_flags()) {
+        std::string value(f.default_value);
+        for (const auto& change : changes)
+            if (change.first == std::string(f.name)) value = change.second;
+        values.push_back(rust::String(value));
+    }
+    return values;
+}
+
+static memzip::SimulatorFacts gtx580() {
+    memzip::SimulatorFacts facts;
+    facts.simple_dram_model = false;
+    facts.l2_disabled = false;
+    facts.l2_line_bytes = 128;
+    facts.l2_atom_bytes = 128;
+    facts.dram_atom_bytes = 32;
+    facts.channel_bits_in_block = false;
+    return facts;
+}
+
+static void flags_are_registered_and_resolved_once() {
+    rust::Vec<memzip::OptionFlag> flags = memzip::option_flags();
+    CHECK(std::string(flags[0].name) == "-memzip_codec");
+    CHECK(std::string(flags[0].default_value) == "none");
+    CHECK(std::string(flags[0].help).find("mag_bdi") != std::string::npos);
+    auto sim = memzip::resolve_options(flag_values({}));
+    memzip::Settings settings = sim->settings();
+    CHECK(!settings.compresses);
+    CHECK(settings.block_bytes == 128 && settings.mag_bytes == 32 && settings.latency_mhz == 1002);
+    CHECK(std::string(settings.trace).empty() && std::string(settings.stats_json).empty());
+    auto compressing = memzip::resolve_options(flag_values({{"-memzip_codec", "bdi"}, {"-memzip_trace", "t.zst"}}));
+    CHECK(compressing->settings().compresses);
+    CHECK(std::string(compressing->settings().trace) == "t.zst");
+}
+
 static void controller_sizes_dram_traffic() {
-    memzip::Options options = memzip::default_options();
-    options.codec = "mag_bdi";
-    options.verify = true;
-    auto controller = memzip::new_controller(options);
+    auto sim = memzip::resolve_options(flag_values({{"-memzip_codec", "mag_bdi"}, {"-memzip_verify", "1"}}));
+    auto controller = sim->new_controller();
     CHECK(std::string(controller->codec_name()) == "mag_bdi");
     CHECK(controller->block_bytes() == 128);
 
@@ -70,7 +108,7 @@ static void controller_sizes_dram_traffic() {
     memzip::Access read = controller->read_block(0x4000);
     CHECK(read.burst_count == 1);
     CHECK(read.latency_cycles == 1);
-    CHECK(!read.metadata_miss);
+    CHECK(!read.metadata_miss);  // the write's miss filled the line
 
     memzip::Access never_written = controller->read_block(0x900000);
     CHECK(never_written.burst_count == 4);
@@ -78,15 +116,20 @@ static void controller_sizes_dram_traffic() {
 
     auto total = memzip::new_stats();
     total->merge(*controller->stats());
+    total->merge(*sim->new_controller()->stats());  // a second partition, untouched
     std::string text(total->to_text("memzip_total"));
     CHECK(text.find("memzip_total_blocks_written = 1\n") != std::string::npos);
+    CHECK(text.find("memzip_total_verify_checked = 1\n") != std::string::npos);  // decompressed and compared
     CHECK(text.find("memzip_total_verify_failures = 0\n") != std::string::npos);
     std::string json(total->to_json());
     CHECK(json.find("\"codec\": \"mag_bdi\"") != std::string::npos);
+    CHECK(json.find("\"controllers\": 2") != std::string::npos);
 }
 
 static void none_changes_nothing() {
-    auto controller = memzip::new_controller(memzip::default_options());
+    auto sim = memzip::resolve_options(flag_values({}));
+    CHECK(sim->check_simulator(gtx580()).empty());
+    auto controller = sim->new_controller();
     memzip::Access write = controller->write_block(0, slice(std::vector<uint8_t>(128, 0)));
     CHECK(write.dram_bytes == 128);
     CHECK(write.latency_cycles == 0);
@@ -96,47 +139,23 @@ static void none_changes_nothing() {
 }
 
 static void errors_arrive_as_exceptions() {
-    memzip::Options options = memzip::default_options();
-    options.codec = "zip";
-    std::string err = error_of([&] { memzip::validate_options(options); });
+    std::string err = error_of([] { memzip::resolve_options(flag_values({{"-memzip_codec", "zip"}})); });
     CHECK(err.find("-memzip_codec: invalid codec 'zip'") == 0);
-    options.codec = "bdi";
-    options.mag_bytes = 48;
-    err = error_of([&] { memzip::new_controller(options); });
+    err = error_of([] { memzip::resolve_options(flag_values({{"-memzip_codec", "bdi"}, {"-memzip_mag_bytes", "48"}})); });
     CHECK(err.find("-memzip_mag_bytes") == 0);
+    err = error_of([] { memzip::resolve_options(flag_values({{"-memzip_verify", "yes"}})); });
+    CHECK(err == "-memzip_verify: invalid value 'yes': expected 0 or 1");
+    err = error_of([] { memzip::resolve_options(rust::Vec<rust::String>()); });
+    CHECK(err.find("values given") != std::string::npos);
 
-    auto controller = memzip::new_controller(memzip::default_options());
+    auto sim = memzip::resolve_options(flag_values({{"-memzip_codec", "bdi"}}));
+    memzip::SimulatorFacts sectored = gtx580();
+    sectored.l2_line_bytes = 64;
+    err = error_of([&] { sim->check_simulator(sectored); });
+    CHECK(err.find("-memzip_block_bytes 128: the L2 moves 64-byte lines") == 0);
+    auto controller = sim->new_controller();
     err = error_of([&] { controller->write_block(0, slice(std::vector<uint8_t>(64, 0))); });
     CHECK(err.find("64 bytes") != std::string::npos);
-}
-
-static void compressor_and_decompressor_round_trip() {
-    memzip::Options options = memzip::default_options();
-    options.codec = "fpc";
-    auto compressor = memzip::new_compressor(options);
-    auto decompressor = compressor->decompressor();
-    std::vector<uint8_t> block = small_ints();
-    memzip::Compressed c = compressor->compress(slice(block));
-    CHECK(c.encoding != 0);
-    CHECK(c.compressed_bits < 1024);
-    CHECK(c.burst_count == (c.compressed_bits + 255) / 256);
-    rust::Vec<uint8_t> back = decompressor->decompress(c);
-    CHECK(back.size() == block.size() && std::memcmp(back.data(), block.data(), block.size()) == 0);
-    CHECK(decompressor->decompress_cycles(c.encoding) == 10);
-
-    memzip::Compressed truncated = c;
-    truncated.payload.clear();
-    CHECK(!error_of([&] { decompressor->decompress(truncated); }).empty());
-}
-
-static void metadata_cache_hits_after_a_miss() {
-    memzip::Options options = memzip::default_options();
-    options.codec = "mag_bdi";
-    auto cache = memzip::new_metadata_cache(options);
-    CHECK(!cache->access(7, false));
-    CHECK(cache->access(7, false));
-    CHECK(cache->access(8, true));  // same 32-byte line: 128 blocks of 2 bits
-    CHECK(cache->hits() == 2 && cache->misses() == 1);
 }
 
 static void tracer_rejects_bad_input() {
@@ -193,11 +212,10 @@ static void latency_queue_keeps_ready_order() {
 }
 
 int main() {
+    flags_are_registered_and_resolved_once();
     controller_sizes_dram_traffic();
     none_changes_nothing();
     errors_arrive_as_exceptions();
-    compressor_and_decompressor_round_trip();
-    metadata_cache_hits_after_a_miss();
     tracer_rejects_bad_input();
     latency_queue_keeps_ready_order<std::list<delayed_request>>();   // dev
     latency_queue_keeps_ready_order<std::queue<delayed_request>>();  // v3.2.1

@@ -14,7 +14,7 @@ use memzip::codec::e2mc::{CodeTable, PDW_CHOICES};
 use memzip::codec::registry;
 use memzip::codec::spec::CodecSpec;
 
-use crate::ffi::Options;
+use crate::flags::Options;
 
 /// Where an online sampling phase ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,7 +256,13 @@ mod tests {
     use memzip::codec::e2mc::E2mc;
     use memzip::{Codec, Geometry};
 
-    use crate::options::{defaults, resolve};
+    use crate::flags::defaults;
+    use crate::options;
+
+    /// The codec spec, controller options and instruction window the flags give.
+    fn resolve(options: &Options) -> Result<(CodecSpec, memzip::mc::McOptions, u64), String> {
+        options::resolve(options).map(|r| (r.spec, r.mc_options, r.sampling_instructions))
+    }
 
     use super::*;
 

@@ -1,61 +1,67 @@
 //! The `cxx` bridge between gpgpu-sim (C++) and memzip (Rust).
 //!
-//! C++ sees a handful of opaque objects: a [`Controller`] per simulated memory
-//! controller (the memory-controller model the simulator hooks drive), plus
-//! the parts it is made of, [`Compressor`], [`Decompressor`] and
-//! [`MetadataCache`], for C++ code that wants them alone, and a [`Tracer`]
-//! that records DRAM block traffic. Every entry point returns a `Result`
-//! (a C++ exception on the other side) and catches panics: no Rust panic ever
-//! unwinds into C++.
+//! C++ sees a handful of opaque objects: a [`Simulation`], the `-memzip_*`
+//! flags resolved once per simulator run ([`flags`] declares them, [`options`]
+//! resolves them); a [`Controller`] per simulated memory controller (the
+//! memory-controller model the simulator hooks drive), each built from the
+//! simulation; their [`Stats`]; and a [`Tracer`] that records DRAM block
+//! traffic. Every entry point returns a `Result` (a C++ exception on the other
+//! side) and catches panics: no Rust panic ever unwinds into C++.
 
 mod codec_flags;
-mod options;
+pub mod flags;
+pub mod options;
 
 use std::fs::File;
 use std::io::BufWriter;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
 
-use memzip::codec::registry;
 use memzip::mc::{self, McStats, MemoryController};
 use memzip::trace::{AccessKind, TraceWriter};
-use memzip::{Codec, CompressedBlock};
 
-pub use options::{controller_parts, energy_flags, energy_params, online_sampling_instructions};
+use options::Resolved;
 
 #[cxx::bridge(namespace = "memzip")]
 pub mod ffi {
-    /// The `-memzip_*` options as gpgpu-sim's option parser fills them.
-    /// Numbers below zero mean "the codec's default".
+    /// One `-memzip_*` flag for the simulator's option parser, which
+    /// registers it as text and hands the value back to [`resolve_options`].
     #[derive(Debug, Clone)]
-    pub struct Options {
-        /// `-memzip_codec`: none, bdi, mag_bdi, fpc, cpack, cpack_z, bpc, e2mc4..32, adaptive.
-        pub codec: String,
-        pub block_bytes: u32,
-        pub mag_bytes: u32,
-        pub mdc_bytes: u32,
-        pub mdc_assoc: u32,
-        pub comp_latency: i32,
-        pub decomp_latency: i32,
-        pub e2mc_pdw: i32,
-        pub e2mc_mfv: i32,
-        /// `online:<instructions>`, `online:blocks=<N>` or `offline:<table.json>`.
-        pub e2mc_sampling: String,
-        pub adaptive_lambda: i32,
-        /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
-        pub adaptive_candidates: String,
-        pub verify: bool,
-        /// Values of the `-memzip_energy_*` flags in `energy_flags()` order;
-        /// empty: every default.
-        pub energy: Vec<f64>,
-    }
-
-    /// One `-memzip_energy_*` flag for the simulator's option parser.
-    #[derive(Debug, Clone)]
-    pub struct EnergyFlag {
+    pub struct OptionFlag {
         pub name: String,
         pub default_value: String,
         pub help: String,
+    }
+
+    /// What the hooks need of the resolved flags.
+    #[derive(Debug, Clone)]
+    pub struct Settings {
+        /// False for `-memzip_codec none`: every request keeps gpgpu-sim's
+        /// own size and timing.
+        pub compresses: bool,
+        /// `-memzip_codec` as given (for messages).
+        pub codec: String,
+        pub block_bytes: u32,
+        pub mag_bytes: u32,
+        /// The clock the codecs' latencies count (MHz).
+        pub latency_mhz: u32,
+        /// `-memzip_trace`: a file for the DRAM block trace; empty: none.
+        pub trace: String,
+        /// `-memzip_stats_json`: a file for the statistics; empty: none.
+        pub stats_json: String,
+    }
+
+    /// What the simulator's configuration says, for [`Simulation::check_simulator`].
+    #[derive(Debug, Clone)]
+    pub struct SimulatorFacts {
+        pub simple_dram_model: bool,
+        pub l2_disabled: bool,
+        /// The L2's line: what it writes back and fills.
+        pub l2_line_bytes: u32,
+        /// What the L2 sends to DRAM at once (the line, or a sector).
+        pub l2_atom_bytes: u32,
+        pub dram_atom_bytes: u32,
+        /// The address mapping puts channel (or sub-partition) bits inside a block.
+        pub channel_bits_in_block: bool,
     }
 
     /// What one DRAM access costs, as the timing model needs it.
@@ -76,38 +82,24 @@ pub mod ffi {
         pub metadata_dram_bytes: u32,
     }
 
-    /// One block as stored in DRAM.
-    #[derive(Debug, Clone)]
-    pub struct Compressed {
-        pub encoding: u8,
-        pub payload: Vec<u8>,
-        pub compressed_bits: u32,
-        pub mag_bytes: u32,
-        pub burst_count: u32,
-        pub compress_cycles: u32,
-    }
-
     extern "Rust" {
+        type Simulation;
         type Controller;
-        type Compressor;
-        type Decompressor;
-        type MetadataCache;
         type Stats;
         type Tracer;
 
-        /// The defaults of every `-memzip_*` option (the simulator registers these).
-        fn default_options() -> Options;
-        /// Valid codec names, comma-separated (for the option's help text).
-        fn codec_names() -> String;
-        /// The `-memzip_energy_*` flags, in the order `Options::energy` holds their values.
-        fn energy_flags() -> Vec<EnergyFlag>;
-        /// Checks options without building anything; the error names the flag.
-        fn validate_options(options: &Options) -> Result<()>;
-        /// The value of a 0/1 flag such as `-memzip_verify`; anything else is
-        /// an error naming the flag.
-        fn parse_switch(flag: &str, value: &str) -> Result<bool>;
+        /// Every `-memzip_*` flag, in the order [`resolve_options`] takes their values.
+        fn option_flags() -> Vec<OptionFlag>;
+        /// Reads and checks the flags' values (one per [`option_flags`] entry),
+        /// once per simulator run; the error names the flag.
+        fn resolve_options(values: &Vec<String>) -> Result<Box<Simulation>>;
+        fn settings(self: &Simulation) -> Settings;
+        /// Checks the flags against the simulator's configuration: an error
+        /// that stops the run, or the notes to print.
+        fn check_simulator(self: &Simulation, facts: &SimulatorFacts) -> Result<Vec<String>>;
+        /// A memory controller as the flags describe (one per memory partition).
+        fn new_controller(self: &mut Simulation) -> Result<Box<Controller>>;
 
-        fn new_controller(options: &Options) -> Result<Box<Controller>>;
         /// A DRAM write-back of the block at `addr` holding `data`.
         fn write_block(self: &mut Controller, addr: u64, data: &[u8]) -> Result<Access>;
         /// A DRAM read of the block at `addr`.
@@ -142,20 +134,6 @@ pub mod ffi {
         /// `prefix_key = value` lines for the simulator log.
         fn to_text(self: &Stats, prefix: &str) -> String;
 
-        fn new_compressor(options: &Options) -> Result<Box<Compressor>>;
-        fn compress(self: &mut Compressor, data: &[u8]) -> Result<Compressed>;
-        fn end_sampling(self: &mut Compressor) -> Result<()>;
-        /// A decompressor that shares this compressor's codec (and so its learnt tables).
-        fn decompressor(self: &Compressor) -> Box<Decompressor>;
-        fn decompress(self: &Decompressor, block: &Compressed) -> Result<Vec<u8>>;
-        fn decompress_cycles(self: &Decompressor, encoding: u8) -> u32;
-
-        fn new_metadata_cache(options: &Options) -> Result<Box<MetadataCache>>;
-        /// Looks up (and on a miss fills) the metadata of block number `block_index`; true on a hit.
-        fn access(self: &mut MetadataCache, block_index: u64, is_write: bool) -> bool;
-        fn hits(self: &MetadataCache) -> u64;
-        fn misses(self: &MetadataCache) -> u64;
-
         /// Opens `path` for a zstd-compressed DRAM block trace.
         fn open_tracer(path: &str, block_bytes: u32) -> Result<Box<Tracer>>;
         /// One block access; `kind`: 0 read, 1 write-back, 2 host-to-device copy.
@@ -165,7 +143,7 @@ pub mod ffi {
     }
 }
 
-use ffi::{Access, Compressed, Options};
+use ffi::{Access, OptionFlag, Settings, SimulatorFacts};
 
 /// Runs `f`, turning a panic into an error so it cannot cross into C++.
 fn guard<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
@@ -186,40 +164,110 @@ fn to_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
-fn default_options() -> Options {
-    options::defaults()
+fn option_flags() -> Vec<OptionFlag> {
+    flags::table()
+        .into_iter()
+        .map(|flag| OptionFlag { name: flag.name, default_value: flag.default_value, help: flag.help })
+        .collect()
 }
 
-fn codec_names() -> String {
-    registry::codec_names().join(", ")
+/// The `-memzip_*` flags of one simulator run, resolved once: every memory
+/// partition's controller is built from it.
+pub struct Simulation {
+    settings: Settings,
+    resolved: Resolved,
+    /// The controller built to check the flags, handed to the first
+    /// partition that asks (a codec is built once per partition, no more).
+    checked: Option<MemoryController>,
 }
 
-fn validate_options(options: &Options) -> Result<(), String> {
-    new_controller(options).map(|_| ())
+// cxx hands C++'s rust::Vec over as &Vec.
+#[allow(clippy::ptr_arg)]
+fn resolve_options(values: &Vec<String>) -> Result<Box<Simulation>, String> {
+    guard("resolve_options", || Simulation::new(&flags::read(values)?).map(Box::new))
 }
 
-/// The simulator registers 0/1 flags as strings: its own boolean options
-/// abort on any other value (an assertion in option_parser.cc).
-fn parse_switch(flag: &str, value: &str) -> Result<bool, String> {
-    match value.trim() {
-        "0" => Ok(false),
-        "1" => Ok(true),
-        other => Err(format!("{flag}: invalid value '{other}': expected 0 or 1")),
+impl Simulation {
+    /// Resolves the flags and builds one controller from them, so that a bad
+    /// value stops the run before the first cycle.
+    pub fn new(options: &flags::Options) -> Result<Self, String> {
+        let resolved = options::resolve(options)?;
+        let checked = build_controller(&resolved)?;
+        let settings = Settings {
+            compresses: resolved.spec.name != "none",
+            codec: options.codec.clone(),
+            block_bytes: options.block_bytes,
+            mag_bytes: options.mag_bytes,
+            latency_mhz: options.latency_mhz,
+            trace: options.trace.trim().to_string(),
+            stats_json: options.stats_json.trim().to_string(),
+        };
+        Ok(Simulation { settings, resolved, checked: Some(checked) })
     }
+
+    fn settings(&self) -> Settings {
+        self.settings.clone()
+    }
+
+    fn check_simulator(&self, facts: &SimulatorFacts) -> Result<Vec<String>, String> {
+        let s = &self.settings;
+        if s.compresses && facts.simple_dram_model {
+            return Err("-memzip_codec needs the detailed DRAM model (-gpgpu_simple_dram_model 0)".into());
+        }
+        // The L2 writes back and fills whole lines: a block of another size
+        // would never be seen, and the run would compress nothing.
+        if s.compresses && !facts.l2_disabled && facts.l2_line_bytes != s.block_bytes {
+            return Err(format!(
+                "-memzip_block_bytes {}: the L2 moves {}-byte lines to and from DRAM and memzip compresses \
+                 whole lines: set it to the L2 line size",
+                s.block_bytes, facts.l2_line_bytes
+            ));
+        }
+        let mut notes = Vec::new();
+        if facts.channel_bits_in_block {
+            notes.push(format!(
+                "channel bits inside a {}-byte block; controllers are keyed by global address",
+                s.block_bytes
+            ));
+        }
+        if s.compresses && (facts.l2_disabled || facts.l2_atom_bytes != s.block_bytes) {
+            notes.push(format!(
+                "the L2 does not send whole {}-byte blocks to DRAM (sectored or disabled L2): only whole-block \
+                 requests are compressed",
+                s.block_bytes
+            ));
+        }
+        if s.compresses && facts.dram_atom_bytes != s.mag_bytes {
+            notes.push(format!(
+                "DRAM atom {} B != -memzip_mag_bytes {} B: transfers round up to whole atoms",
+                facts.dram_atom_bytes, s.mag_bytes
+            ));
+        }
+        Ok(notes)
+    }
+
+    /// The controller of the next memory partition.
+    pub fn new_controller(&mut self) -> Result<Box<Controller>, String> {
+        guard("new_controller", || {
+            let inner = match self.checked.take() {
+                Some(checked) => checked,
+                None => build_controller(&self.resolved)?,
+            };
+            Ok(Box::new(Controller { inner, sampling_instructions: self.resolved.sampling_instructions }))
+        })
+    }
+}
+
+fn build_controller(resolved: &Resolved) -> Result<MemoryController, String> {
+    let mut controller =
+        MemoryController::new(&resolved.spec, resolved.mc_options).map_err(|e| options::flag_error(&e))?;
+    controller.set_energy_params(resolved.energy);
+    Ok(controller)
 }
 
 pub struct Controller {
     inner: MemoryController,
     sampling_instructions: u64,
-}
-
-fn new_controller(options: &Options) -> Result<Box<Controller>, String> {
-    guard("new_controller", || {
-        let (spec, mc_options, sampling_instructions) = options::resolve(options)?;
-        let mut inner = MemoryController::new(&spec, mc_options).map_err(|e| options::flag_error(&e))?;
-        inner.set_energy_params(energy_params(&options.energy)?);
-        Ok(Box::new(Controller { inner, sampling_instructions }))
-    })
 }
 
 impl Controller {
@@ -335,123 +383,6 @@ impl Stats {
     }
 }
 
-/// A codec shared by a compressor and its decompressors: E2MC learns its
-/// table while compressing, and decoding must use the same table.
-type SharedCodec = Arc<Mutex<Box<dyn Codec>>>;
-
-pub struct Compressor {
-    codec: SharedCodec,
-    block_bytes: usize,
-    /// Reused output block: the codec compresses without allocating; only
-    /// the payload handed to C++ is copied out.
-    scratch: CompressedBlock,
-}
-
-pub struct Decompressor {
-    codec: SharedCodec,
-    /// Reused input block the C++ payload is copied into.
-    scratch: Mutex<CompressedBlock>,
-}
-
-fn lock(codec: &SharedCodec) -> std::sync::MutexGuard<'_, Box<dyn Codec>> {
-    // A poisoned lock only means an earlier call panicked (and was reported);
-    // the codec itself holds no half-updated invariant across calls.
-    codec.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn new_compressor(options: &Options) -> Result<Box<Compressor>, String> {
-    guard("new_compressor", || {
-        let (spec, _) = controller_parts(options)?;
-        let codec = registry::build(&spec).map_err(|e| options::flag_error(&e))?;
-        let block_bytes = codec.geometry().block_bytes();
-        Ok(Box::new(Compressor {
-            codec: Arc::new(Mutex::new(codec)),
-            block_bytes,
-            scratch: CompressedBlock::default(),
-        }))
-    })
-}
-
-impl Compressor {
-    fn compress(&mut self, data: &[u8]) -> Result<Compressed, String> {
-        guard("compress", || {
-            if data.len() != self.block_bytes {
-                return Err(format!("compress: block has {} bytes, expected {}", data.len(), self.block_bytes));
-            }
-            let mut codec = lock(&self.codec);
-            let block = &mut self.scratch;
-            codec.compress_into(data, block).map_err(|e| e.to_string())?;
-            let compress_cycles = codec.compress_cycles(block);
-            Ok(Compressed {
-                encoding: block.encoding,
-                compressed_bits: to_u32(block.compressed_bits),
-                mag_bytes: to_u32(block.mag_bytes),
-                burst_count: to_u32(block.burst_count),
-                payload: block.payload.clone(),
-                compress_cycles,
-            })
-        })
-    }
-
-    fn end_sampling(&mut self) -> Result<(), String> {
-        guard("end_sampling", || lock(&self.codec).end_sampling().map_err(|e| e.to_string()))
-    }
-
-    fn decompressor(&self) -> Box<Decompressor> {
-        Box::new(Decompressor { codec: Arc::clone(&self.codec), scratch: Mutex::new(CompressedBlock::default()) })
-    }
-}
-
-impl Decompressor {
-    fn decompress(&self, block: &Compressed) -> Result<Vec<u8>, String> {
-        guard("decompress", || {
-            let codec = lock(&self.codec);
-            let geometry = codec.geometry();
-            let mut compressed = self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            compressed.encoding = block.encoding;
-            compressed.payload.clear();
-            compressed.payload.extend_from_slice(&block.payload);
-            compressed.compressed_bits = block.compressed_bits as usize;
-            compressed.mag_bytes = geometry.mag_rounded_bytes(block.compressed_bits as usize);
-            compressed.burst_count = geometry.burst_count(block.compressed_bits as usize);
-            let mut out = vec![0; geometry.block_bytes()];
-            codec.decompress_into(&compressed, &mut out).map_err(|e| e.to_string())?;
-            Ok(out)
-        })
-    }
-
-    fn decompress_cycles(&self, encoding: u8) -> u32 {
-        lock(&self.codec).decompress_cycles(encoding)
-    }
-}
-
-pub struct MetadataCache(mc::MetadataCache);
-
-fn new_metadata_cache(options: &Options) -> Result<Box<MetadataCache>, String> {
-    guard("new_metadata_cache", || {
-        let (spec, mc_options) = controller_parts(options)?;
-        let codec = registry::build(&spec).map_err(|e| options::flag_error(&e))?;
-        let bits = codec.metadata_bits().max(1);
-        let cache = mc::MetadataCache::new(mc_options.mdc, bits).map_err(|e| options::flag_error(&e))?;
-        Ok(Box::new(MetadataCache(cache)))
-    })
-}
-
-impl MetadataCache {
-    fn access(&mut self, block_index: u64, is_write: bool) -> bool {
-        let kind = if is_write { mc::MdcAccess::Write } else { mc::MdcAccess::Read };
-        self.0.access(block_index, kind).hit
-    }
-
-    fn hits(&self) -> u64 {
-        self.0.stats().hits()
-    }
-
-    fn misses(&self) -> u64 {
-        self.0.stats().misses()
-    }
-}
-
 pub struct Tracer {
     path: String,
     writer: Option<TraceWriter<BufWriter<File>>>,
@@ -495,6 +426,23 @@ impl Tracer {
 mod tests {
     use super::*;
 
+    fn simulation(f: impl FnOnce(&mut flags::Options)) -> Result<Simulation, String> {
+        let mut options = flags::defaults();
+        f(&mut options);
+        Simulation::new(&options)
+    }
+
+    fn facts() -> SimulatorFacts {
+        SimulatorFacts {
+            simple_dram_model: false,
+            l2_disabled: false,
+            l2_line_bytes: 128,
+            l2_atom_bytes: 128,
+            dram_atom_bytes: 32,
+            channel_bits_in_block: false,
+        }
+    }
+
     #[test]
     fn guard_turns_panics_into_errors() {
         let err = guard("test", || -> Result<(), String> { panic!("boom") }).unwrap_err();
@@ -503,11 +451,26 @@ mod tests {
     }
 
     #[test]
+    fn the_flags_registered_are_the_flags_read() {
+        let values: Vec<String> = option_flags().into_iter().map(|f| f.default_value).collect();
+        let sim = resolve_options(&values).unwrap();
+        let settings = sim.settings();
+        assert!(!settings.compresses && settings.codec == "none");
+        assert_eq!((settings.block_bytes, settings.mag_bytes, settings.latency_mhz), (128, 32, 1002));
+        let mut bad = values.clone();
+        bad[0] = "zip".into();
+        let err = resolve_options(&bad).err().unwrap();
+        assert!(err.starts_with("-memzip_codec: invalid codec 'zip': expected one of none, bdi"), "{err}");
+    }
+
+    #[test]
     fn controller_round_trip_through_the_bridge_functions() {
-        let mut options = default_options();
-        options.codec = "mag_bdi".into();
-        options.verify = true;
-        let mut controller = new_controller(&options).unwrap();
+        let mut sim = simulation(|o| {
+            o.codec = "mag_bdi".into();
+            o.verify = true;
+        })
+        .unwrap();
+        let mut controller = sim.new_controller().unwrap();
         let zeros = vec![0u8; 128];
         let write = controller.write_block(0x1000, &zeros).unwrap();
         assert_eq!((write.burst_count, write.dram_bytes, write.latency_cycles), (1, 32, 1));
@@ -518,19 +481,34 @@ mod tests {
         assert!(controller.write_block(0x2000, &zeros[..64]).is_err(), "wrong block size is an error");
         let mut total = new_stats();
         total.merge(&controller.stats());
-        total.merge(&controller.stats());
+        total.merge(&sim.new_controller().unwrap().stats());
         assert!(total.to_json().contains("\"controllers\": 2"));
-        assert!(total.to_text("memzip_total").contains("memzip_total_blocks_written = 2"));
+        assert!(total.to_text("memzip_total").contains("memzip_total_blocks_written = 1"));
+        assert!(
+            total.to_text("memzip_total").contains("memzip_total_verify_checked = 1"),
+            "{}",
+            total.to_text("memzip_total")
+        );
+    }
+
+    #[test]
+    fn every_partition_gets_a_fresh_controller() {
+        let mut sim = simulation(|o| o.codec = "e2mc16".into()).unwrap();
+        let mut first = sim.new_controller().unwrap();
+        let block: Vec<u8> = (0..32u32).flat_map(|i| (i % 3).to_le_bytes()).collect();
+        first.write_block(0, &block).unwrap();
+        let second = sim.new_controller().unwrap();
+        assert_eq!(second.stats().0.writes.blocks, 0, "nothing of the first controller's traffic");
+        assert_eq!((first.sampling_instructions(), second.sampling_instructions()), (20_000_000, 20_000_000));
     }
 
     #[test]
     fn energy_flags_reach_the_controller() {
-        let mut options = default_options();
+        let mut options = flags::defaults();
         options.codec = "mag_bdi".into();
-        options.energy = energy_flags().iter().map(|f| f.default_value.parse().unwrap()).collect();
         options.energy[8] = 1.0; // DRAM read: 1 pJ per bit, 256 pJ per 32-byte burst
         options.energy[10] = 100.0; // activation
-        let mut controller = new_controller(&options).unwrap();
+        let mut controller = Simulation::new(&options).unwrap().new_controller().unwrap();
         controller.read_block(0x1000).unwrap(); // never written: 4 bursts, MDC miss fills a 32-byte line
         let mut total = new_stats();
         total.merge(&controller.stats());
@@ -541,50 +519,46 @@ mod tests {
             assert!(json.contains(field), "{field} in {json}");
         }
         options.energy[1] = f64::INFINITY;
-        let err = new_controller(&options).err().unwrap();
+        let err = Simulation::new(&options).err().unwrap();
         assert!(err.starts_with("-memzip_energy_bdi_pj: invalid value 'inf'"), "{err}");
     }
 
     #[test]
-    fn compressor_and_decompressor_share_the_codec() {
-        let mut options = default_options();
-        options.codec = "bdi".into();
-        let mut compressor = new_compressor(&options).unwrap();
-        let decompressor = compressor.decompressor();
-        let block: Vec<u8> = (0..32u32).flat_map(|i| (1000 + i).to_le_bytes()).collect();
-        let compressed = compressor.compress(&block).unwrap();
-        assert!(compressed.compressed_bits < 1024);
-        assert_eq!(decompressor.decompress(&compressed).unwrap(), block);
-        let mut corrupt = compressed.clone();
-        corrupt.payload.truncate(1);
-        assert!(decompressor.decompress(&corrupt).is_err());
-        assert!(compressor.compress(&block[..8]).is_err());
-    }
-
-    #[test]
-    fn a_switch_is_0_or_1() {
-        assert_eq!(parse_switch("-memzip_verify", "1"), Ok(true));
-        assert_eq!(parse_switch("-memzip_verify", " 0"), Ok(false));
-        assert_eq!(
-            parse_switch("-memzip_verify", "2").unwrap_err(),
-            "-memzip_verify: invalid value '2': expected 0 or 1"
-        );
-        assert!(parse_switch("-memzip_verify", "yes").is_err());
-    }
-
-    #[test]
     fn bad_codec_is_one_line_naming_the_flag() {
-        let mut options = default_options();
-        options.codec = "zip".into();
-        let err = new_controller(&options).err().unwrap();
+        let err = simulation(|o| o.codec = "zip".into()).err().unwrap();
         assert!(err.starts_with("-memzip_codec: invalid codec 'zip': expected one of none, bdi"), "{err}");
-        assert!(validate_options(&options).is_err());
-        options.codec = "mag_bdi".into();
-        options.mdc_assoc = 3;
-        let err = new_controller(&options).err().unwrap();
+        let err = simulation(|o| {
+            o.codec = "mag_bdi".into();
+            o.mdc_assoc = 3;
+        })
+        .err()
+        .unwrap();
         assert!(
             err.starts_with("-memzip_mdc_assoc: invalid mdc_assoc '3': expected a divisor of the 512 lines"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_simulator_is_checked_where_a_codec_compresses() {
+        let none = simulation(|_| {}).unwrap();
+        let simple = SimulatorFacts { simple_dram_model: true, l2_line_bytes: 64, dram_atom_bytes: 64, ..facts() };
+        assert_eq!(none.check_simulator(&simple).unwrap(), Vec::<String>::new(), "none changes nothing");
+        let bdi = simulation(|o| o.codec = "bdi".into()).unwrap();
+        assert!(bdi.check_simulator(&simple).unwrap_err().contains("-gpgpu_simple_dram_model 0"));
+        let err = bdi.check_simulator(&SimulatorFacts { l2_line_bytes: 64, ..facts() }).unwrap_err();
+        assert!(err.starts_with("-memzip_block_bytes 128: the L2 moves 64-byte lines"), "{err}");
+        assert_eq!(bdi.check_simulator(&facts()).unwrap(), Vec::<String>::new());
+        let notes = bdi
+            .check_simulator(&SimulatorFacts {
+                l2_atom_bytes: 32,
+                dram_atom_bytes: 64,
+                channel_bits_in_block: true,
+                ..facts()
+            })
+            .unwrap();
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].starts_with("channel bits inside a 128-byte block"));
+        assert!(notes[2].starts_with("DRAM atom 64 B != -memzip_mag_bytes 32 B"));
     }
 }

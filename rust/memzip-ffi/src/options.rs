@@ -1,34 +1,26 @@
-//! From the simulator's `-memzip_*` flags to a codec spec and controller
-//! options. Every error names the flag a user has to fix.
+//! From the simulator's `-memzip_*` flags ([`crate::flags`]) to what a run
+//! simulates: the codec spec, the controller options, the energy constants
+//! and where online sampling ends, resolved once per simulator run. Every
+//! error names the flag a user has to fix.
 
 use memzip::codec::spec::CodecSpec;
 use memzip::mc::{EnergyParams, McOptions, MdcConfig, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::codec_flags::{self, OnlineWindow};
-use crate::ffi::{EnergyFlag, Options};
+use crate::flags::{energy_flag_names, Options};
 
-/// E2MC's default online sampling window (paper 000: the first 20M instructions).
-const DEFAULT_SAMPLING: &str = "online:20000000";
-
-pub fn defaults() -> Options {
-    let mdc = MdcConfig::default();
-    Options {
-        codec: "none".into(),
-        block_bytes: 128,
-        mag_bytes: 32,
-        mdc_bytes: mdc.capacity_bytes as u32,
-        mdc_assoc: mdc.assoc as u32,
-        comp_latency: -1,
-        decomp_latency: -1,
-        e2mc_pdw: -1,
-        e2mc_mfv: -1,
-        e2mc_sampling: DEFAULT_SAMPLING.into(),
-        adaptive_lambda: -1,
-        adaptive_candidates: String::new(),
-        verify: false,
-        energy: Vec::new(),
-    }
+/// What the flags describe.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The codec, every codec in it carrying the codec flags.
+    pub spec: CodecSpec,
+    pub mc_options: McOptions,
+    pub energy: EnergyParams,
+    /// Simulated instructions after which online sampling ends; 0 when no
+    /// codec in use samples online or the window counts blocks (the
+    /// controller then ends it itself).
+    pub sampling_instructions: u64,
 }
 
 /// The flag a library knob comes from, for error messages. Codec knobs
@@ -50,22 +42,24 @@ pub fn flag_error(e: &ConfigError) -> String {
     format!("{}: {e}", flag_for(&e.knob))
 }
 
-/// What the flags describe: the codec spec (every codec in it carrying the
-/// codec flags), the controller options, and the simulated instructions
-/// after which online sampling ends (0: no codec in use samples online).
-pub fn resolve(options: &Options) -> Result<(CodecSpec, McOptions, u64), String> {
+/// Resolves the flags: parses the codec, applies the codec flags (reading an
+/// offline table once), checks that everything builds and converts the rest.
+pub fn resolve(options: &Options) -> Result<Resolved, String> {
     let geometry =
         Geometry::new(options.block_bytes as usize, options.mag_bytes as usize).map_err(|e| flag_error(&e))?;
     let mut spec = CodecSpec::parse(&options.codec, geometry).map_err(|e| format!("-memzip_codec: {e}"))?;
     let window = codec_flags::apply(&mut spec, options)?;
     codec_flags::check_builds(&spec, options)?;
+    if options.latency_mhz == 0 {
+        return Err("-memzip_latency_mhz: invalid value '0': expected a clock in MHz".into());
+    }
     let mc_options = McOptions {
         compress_latency: u32::try_from(options.comp_latency).ok(),
         decompress_latency: u32::try_from(options.decomp_latency).ok(),
         verify: options.verify,
         // One metadata line per DRAM atom, so a miss costs exactly one extra
-        // atom-sized DRAM access (paper 002 uses 128-byte lines; the capacity
-        // in blocks is the same either way).
+        // atom-sized DRAM access ("MAG-aware BDI" uses 128-byte lines; the
+        // capacity in blocks is the same either way).
         mdc: MdcConfig {
             capacity_bytes: options.mdc_bytes as usize,
             assoc: options.mdc_assoc as usize,
@@ -82,65 +76,19 @@ pub fn resolve(options: &Options) -> Result<(CodecSpec, McOptions, u64), String>
         Some(OnlineWindow::Instructions(instructions)) => instructions,
         _ => 0,
     };
-    Ok((spec, mc_options, sampling_instructions))
-}
-
-/// The codec spec and controller options the flags describe.
-pub fn controller_parts(options: &Options) -> Result<(CodecSpec, McOptions), String> {
-    resolve(options).map(|(spec, mc_options, _)| (spec, mc_options))
-}
-
-/// Simulated instructions after which the online sampling phase ends; 0 when
-/// no codec in use samples online or the window counts blocks (the
-/// controller then ends it itself).
-pub fn online_sampling_instructions(options: &Options) -> Result<u64, String> {
-    resolve(options).map(|(_, _, window)| window)
+    Ok(Resolved { spec, mc_options, energy: energy_params(&options.energy)?, sampling_instructions })
 }
 
 // ---------------------------------------------------------------- energy
-// The -memzip_energy_* flags: one per constant of memzip::mc::EnergyParams
-// (sources and derivations in rust/memzip/src/mc/energy.rs). The simulator
-// registers them from `energy_flags()` and passes their values back in
-// `Options::energy`, in the same order; an empty list means every default.
-
-/// Flag suffix (after `-memzip_energy_`), default, help text.
-fn energy_flag_table() -> Vec<(&'static str, f64, &'static str)> {
-    let d = EnergyParams::default();
-    vec![
-        ("fpc_pj", d.fpc_pj, "FPC compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm); split by power x latency, scaled to the block"),
-        ("bdi_pj", d.bdi_pj, "BDI compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm)"),
-        ("cpack_pj", d.cpack_pj, "C-Pack+Z (and C-Pack) compress+decompress energy, pJ per 512-bit block (paper 004 Table III, 7 nm)"),
-        ("mag_bdi_unit_ratio", d.mag_bdi_unit_ratio, "MAG-aware BDI compression energy as a fraction of BDI's (paper 002: 3 of BDI's 6 compressor units)"),
-        ("e2mc_comp_pj_per_symbol", -1.0, "E2MC compression energy per symbol, pJ (-1: paper 000 Table III power / frequency for the symbol length)"),
-        ("e2mc_decomp_pj_per_symbol", -1.0, "E2MC decompression energy per symbol, pJ (-1: paper 000 Table III power / frequency for the symbol length)"),
-        ("mdc_read_pj", d.mdc_read_pj, "metadata-cache read energy, pJ (paper 002: 0.0014 nJ, 16 KB, 32 nm)"),
-        ("mdc_write_pj", d.mdc_write_pj, "metadata-cache write energy, pJ (paper 002: 0.00097 nJ, 16 KB, 32 nm)"),
-        ("dram_read_pj_per_bit", d.dram_read_pj_per_bit, "DRAM read energy, pJ per bit (GPUWattch GTX480: dram_rd_coeff x MEM_RD per 64-byte command)"),
-        ("dram_write_pj_per_bit", d.dram_write_pj_per_bit, "DRAM write energy, pJ per bit (GPUWattch GTX480: dram_wr_coeff x MEM_WR per 64-byte command)"),
-        ("dram_activation_pj", d.dram_activation_pj, "DRAM row activation (and its precharge) energy, pJ (GPUWattch GTX480: dram_pre_coeff x MEM_PRE)"),
-    ]
-}
-
-/// The flags the simulator registers, in the order of `Options::energy`.
-pub fn energy_flags() -> Vec<EnergyFlag> {
-    energy_flag_table()
-        .into_iter()
-        .map(|(suffix, default, help)| EnergyFlag {
-            name: format!("-memzip_energy_{suffix}"),
-            default_value: default.to_string(),
-            help: format!("memzip: {help}"),
-        })
-        .collect()
-}
 
 /// The energy constants the flag values describe (empty: the defaults).
 pub fn energy_params(values: &[f64]) -> Result<EnergyParams, String> {
-    let table = energy_flag_table();
+    let names = energy_flag_names();
     if values.is_empty() {
         return Ok(EnergyParams::default());
     }
-    if values.len() != table.len() {
-        return Err(format!("-memzip_energy_*: {} values given, expected {}", values.len(), table.len()));
+    if values.len() != names.len() {
+        return Err(format!("-memzip_energy_*: {} values given, expected {}", values.len(), names.len()));
     }
     let per_symbol = |v: f64| (v >= 0.0).then_some(v);
     let params = EnergyParams {
@@ -168,17 +116,14 @@ mod energy_tests {
 
     #[test]
     fn energy_flags_round_trip_to_the_default_params() {
-        let flags = energy_flags();
-        assert_eq!(flags[0].name, "-memzip_energy_fpc_pj");
-        assert!(flags.iter().all(|f| f.name.starts_with("-memzip_energy_") && f.help.starts_with("memzip: ")));
-        let values: Vec<f64> = flags.iter().map(|f| f.default_value.parse().unwrap()).collect();
-        assert_eq!(energy_params(&values).unwrap(), EnergyParams::default());
+        assert_eq!(energy_flag_names()[0], "-memzip_energy_fpc_pj");
+        assert_eq!(energy_params(&crate::flags::defaults().energy).unwrap(), EnergyParams::default());
         assert_eq!(energy_params(&[]).unwrap(), EnergyParams::default());
     }
 
     #[test]
     fn energy_flag_values_override_and_bad_ones_name_the_flag() {
-        let mut values: Vec<f64> = energy_flags().iter().map(|f| f.default_value.parse().unwrap()).collect();
+        let mut values = crate::flags::defaults().energy;
         values[4] = 2.5;
         values[10] = 0.0;
         let p = energy_params(&values).unwrap();
@@ -196,11 +141,20 @@ mod energy_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flags::defaults;
 
     fn with(f: impl FnOnce(&mut Options)) -> Options {
         let mut o = defaults();
         f(&mut o);
         o
+    }
+
+    fn controller_parts(options: &Options) -> Result<(CodecSpec, McOptions), String> {
+        resolve(options).map(|r| (r.spec, r.mc_options))
+    }
+
+    fn online_sampling_instructions(options: &Options) -> Result<u64, String> {
+        resolve(options).map(|r| r.sampling_instructions)
     }
 
     #[test]
@@ -233,6 +187,8 @@ mod tests {
             "-memzip_codec: invalid codec 'zip': expected one of none"
         );
         assert_eq!(flag_for("e2mc16.pdw"), "-memzip_codec", "flags are checked before the codec is built");
+        let err = controller_parts(&with(|o| o.latency_mhz = 0)).unwrap_err();
+        assert_eq!(err, "-memzip_latency_mhz: invalid value '0': expected a clock in MHz");
     }
 
     #[test]
