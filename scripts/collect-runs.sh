@@ -11,9 +11,9 @@
 # analyze.json, analyze.txt, the sensitivity analyses analyze-<name>.json and
 # the power model's report (whichever exist). `memzip table` and `memzip
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
-# in here from sim.log for runs made before sim-run.sh wrote it). A run already
+# in here from sim.log for runs made before their record had it). A run already
 # in TO_DIR keeps its files; only small files it lacks are added (analyses
-# redone later with `bench.sh analyze`; a power report only if it has none).
+# redone later with `memzip bench analyze`; a power report only if it has none).
 # `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh

@@ -10,7 +10,7 @@
 #                 1048576: 4 MiB in + 4 MiB out, beyond the 768 KB L2)
 #   --codecs LIST codecs to compare (default: none bdi mag_bdi fpc cpack_z e2mc16 adaptive)
 #   --out DIR     results (default: $MEMZIP_CACHE/results/demo); one run dir per
-#                 pattern and codec with sim.log, stats.json, run.json
+#                 pattern and codec with sim.log, stats.json, run.json (`memzip run`)
 #
 # Environment: MEMZIP_GPGPUSIM_REPO (a local clone or mirror of gpgpu-sim;
 # default: the public upstream), XDG_CACHE_HOME (everything built lands in
@@ -41,8 +41,7 @@ step "simulator with memzip"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
 
 step "memzip CLI"
-(cd "$MEMZIP_ROOT" && cargo build --release --locked -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
-memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
+memzip=$(memzip_cli)
 
 step "build the demo program"
 bin="$MEMZIP_CACHE/demo/bin"
@@ -56,7 +55,7 @@ for pattern in ints floats; do
     for codec in $codecs; do
         step "run: $pattern with $codec"
         run="$out/$pattern-$codec"
-        bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$run" \
+        "$memzip" run --codec "$codec" --out "$run" \
             --set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000" \
             --expect '^PASS' -- "$bin/patterns" "$pattern" "$words" ||
             die "$pattern with $codec failed (log: $run/sim.log)"

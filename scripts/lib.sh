@@ -10,7 +10,9 @@
 : "${MEMZIP_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/memzip}"
 export MEMZIP_CACHE
 
+# The checkout; exported, so the `memzip` commands the scripts run work in it.
 MEMZIP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export MEMZIP_ROOT
 
 # CUDA toolkit from PyPI (one pip call, see setup-toolkit.sh).
 MEMZIP_CUDA_VERSION=13.2
@@ -63,6 +65,15 @@ run_logged() {
         echo "----" >&2
         return 1
     fi
+}
+
+# memzip_cli: builds this checkout's `memzip` command (cargo does nothing
+# when it is current) and prints its path.
+memzip_cli() {
+    (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
+    local target=${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}
+    [[ "$target" == /* ]] || target="$MEMZIP_ROOT/$target"
+    echo "$target/release/memzip"
 }
 
 # gpgpusim_paths VERSION: sets GPGPUSIM_TAG, GPGPUSIM_COMMIT, GPGPUSIM_DIR

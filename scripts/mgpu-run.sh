@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One MGPUSim benchmark run under memzip-mgpu, in the interface of the other
-# runners (scripts/bench.sh run, which hands multi-GPU manifests here, and so
+# runners (memzip bench run, which hands multi-GPU manifests here, and so
 # memzip sweep):
 #
 #   scripts/mgpu-run.sh --benchmark NAME --preset P --codec C [--out DIR] [--set FLAGS]...

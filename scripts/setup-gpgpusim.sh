@@ -16,7 +16,7 @@
 # cache dir <tag>-baseline. It is cloned from dev's clone in the cache when
 # there is one (a local clone: hard links, no fetch). tests/sim/run.sh uses it
 # to check that -memzip_codec none changes no simulator statistic; run
-# programs on it with `scripts/sim-run.sh --version dev-baseline` (or
+# programs on it with `memzip run --version dev-baseline` (or
 # run-in-sim.sh --version dev-baseline).
 #
 # Environment:

@@ -1,23 +1,17 @@
 #!/usr/bin/env bash
-# Run one CUDA program under the memzip-patched gpgpu-sim with one codec and
-# keep everything a study needs in one run directory.
+# Prepare a run directory and run one CUDA program in it under the
+# memzip-patched gpgpu-sim with one codec. `memzip run` calls this and writes
+# the run's record (run.json) from what it prints; use that, not this script,
+# unless you want the simulation alone.
 #
 #   scripts/sim-run.sh --codec NAME --out RUN_DIR [options] -- PROGRAM [ARGS...]
 #
 #   --codec NAME      -memzip_codec value (none, bdi, mag_bdi, ..., or name:knob=v)
 #   --out RUN_DIR     created (emptied if it exists); receives gpgpusim.config,
-#                     sim.log (simulator + program output), stats.json
-#                     (-memzip_stats_json) and run.json (this run's summary,
-#                     with its simulated cycles: `memzip table` needs no sim.log;
-#                     and simulator_sources, the hash of the patches, cpp_shim/
-#                     and codec sources its simulator was built from: runs with
-#                     the same value ran the same simulator and codecs)
+#                     sim.log (simulator + program output) and stats.json
+#                     (-memzip_stats_json)
 #   --config DIR      simulator config dir (default: our GTX580-MAG32 config)
 #   --set "-flag v"   one more simulator option line (repeatable)
-#   --expect REGEX    the program's output must match REGEX (grep -E) to count
-#                     as correct, on top of exit status 0
-#   --label TEXT      the run's "program" in run.json, which `memzip table`
-#                     groups runs by (default: the program's name and arguments)
 #   --version V       simulator version (default dev, or v3.2.1; *-baseline: unpatched,
 #                     --codec none only, no stats.json)
 #   --power           the simulator's own power model (also MEMZIP_POWER=1, or
@@ -31,7 +25,12 @@
 #                     accelwattch_power_report.log on dev) is what
 #                     `memzip table` and `memzip power` read.
 #
-# Exit status: 0 when the program exited 0 (and matched --expect); 1 otherwise.
+# Prints on stdout, one `key=value` a line, what `memzip run` records: the
+# run directory (out), the program (its resolved path), the simulator's tag
+# and sources hash (simulator, simulator_sources: runs with the same value
+# ran the same simulator and codecs), the program's exit status and the
+# simulation's wall and CPU seconds. Exit status: 0 when the simulator ran
+# (whatever the program's status), 1 when the run could not be prepared.
 # The simulator must be built with the memzip hooks (scripts/build-sim.sh).
 
 # One compound command, so bash parses the whole script before it runs it:
@@ -46,8 +45,6 @@ codec=""
 out=""
 version=${MEMZIP_GPGPUSIM_VERSION:-dev}
 config=""
-expect=""
-label=""
 power=${MEMZIP_POWER:-0}
 extra=()
 while (($#)); do
@@ -64,8 +61,6 @@ while (($#)); do
                 extra+=("${2:?--set needs an option line}")
             fi
             shift 2 ;;
-        --expect) expect=${2:?--expect needs a regex}; shift 2 ;;
-        --label) label=${2:?--label needs a text}; shift 2 ;;
         --version) version=${2:?--version needs a value}; shift 2 ;;
         --power) power=1; shift ;;
         --) shift; break ;;
@@ -84,7 +79,6 @@ program=$(command -v "$1" || true)
 [[ -n "$program" && -x "$program" ]] || die "program '$1' not found or not executable"
 program=$(realpath "$program")
 shift
-[[ -n "$label" ]] || label="$(basename "$program") $*"
 [[ "$power" == 0 || "$power" == 1 ]] || die "MEMZIP_POWER=$power: use 0 or 1"
 
 # The power model's option naming its XML, and the upstream XML our GTX580
@@ -149,44 +143,8 @@ wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 cpu=$(awk 'NF == 2 { printf "%.2f", $1 + $2; found = 1 } END { if (!found) print "null" }' "$out/.cpu-time")
 rm -f "$out/.cpu-time"
 
-output_ok=true
-((status == 0)) || output_ok=false
-if [[ -n "$expect" ]] && ! grep -Eq "$expect" "$out/sim.log"; then output_ok=false; fi
-json_string() {
-    local s=${1//\\/\\\\}
-    s=${s//\"/\\\"}
-    printf '"%s"' "$s"
-}
-# DRAM bandwidth utilisation (the simulator's data-bus busy cycles over DRAM
-# cycles, averaged over channels), from stats.json; null without one.
-dram_util=null
-if [[ -f "$out/stats.json" ]]; then
-    dram_util=$(python3 -c 'import json, sys
-u = json.load(open(sys.argv[1]))["total"].get("dram_bandwidth_utilization")
-print("null" if u is None else u)' "$out/stats.json" 2>/dev/null) || dram_util=null
-fi
-# Simulated cycles (the last gpu_tot_sim_cycle), so a run's small files
-# carry them without sim.log; null when the simulation printed none.
-cycles=$(sed -n 's/^[[:space:]]*gpu_tot_sim_cycle[[:space:]]*=[[:space:]]*\([0-9][0-9]*\)[[:space:]]*$/\1/p' "$out/sim.log" 2>/dev/null | tail -n 1 || true)
-cat >"$out/run.json" <<EOF
-{
-  "codec": $(json_string "$codec"),
-  "program": $(json_string "$label"),
-  "simulator": $(json_string "$GPGPUSIM_TAG"),
-  "simulator_sources": $(json_string "$GPGPUSIM_SOURCES_KEY"),
-  "exit_status": $status,
-  "cycles": ${cycles:-null},
-  "wall_seconds": $wall,
-  "cpu_seconds": $cpu,
-  "dram_bandwidth_utilization": $dram_util,
-  "output_ok": $output_ok
-}
-EOF
-if [[ "$output_ok" != true ]]; then
-    grep -m3 'memzip: ERROR' "$out/sim.log" >&2 || tail -n 15 "$out/sim.log" >&2
-    echo "sim-run: FAILED $codec (exit $status; log $out/sim.log)" >&2
-    exit 1
-fi
-log "$codec: ok in ${wall}s ($out)"
+# What `memzip run` records (run.json).
+printf 'out=%s\nprogram=%s\nsimulator=%s\nsimulator_sources=%s\nexit_status=%s\nwall_seconds=%s\ncpu_seconds=%s\n' \
+    "$out" "$program" "$GPGPUSIM_TAG" "$GPGPUSIM_SOURCES_KEY" "$status" "$wall" "$cpu"
 exit
 }

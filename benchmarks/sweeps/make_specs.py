@@ -129,7 +129,7 @@ LATE_NONE = ["rodinia/lud", "rodinia/pathfinder", "lonestar/mst"]
 
 def study():
     # The none runs also write the block trace for `memzip analyze` (every codec's CR) and
-    # seed the offline E2MC tables (scripts/bench.sh).
+    # seed the offline E2MC tables (`memzip bench run`).
     def none(b):
         return entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"])
 
@@ -179,7 +179,7 @@ def sens_pdw():
             runs.append(entry(b, [codec], [VERIFY, line], name=f"{id_prefix(b)}.pdw{DEFAULT_PDW}"))
             runs.append(entry(b, [f"{codec},pdw=8"], [VERIFY, line]))
     # No timing runs of the MFV table sizes: paper 000 measures them for the CR only (Fig. 4a),
-    # which bench.sh's `e2mc16-mfv` analysis gives from every none run's trace, and their CRs
+    # which the `e2mc16-mfv` analysis (analyses/sensitivity.json) gives from every none run's trace, and their CRs
     # differ by less than 1% (geomean at MAG, 512 to 4K MFVs), below the timing noise floor of
     # noise.json (up to 2.5%): a simulation could not tell them apart.
     return runs

@@ -2,11 +2,11 @@
 # Benchmark tests.
 #  1. Our input generators are deterministic and each output checker rejects
 #     a wrong answer (no simulator or benchmark source needed).
-#  2. With a gpgpu-sim source: `bench.sh list` names every manifest, and a
+#  2. With a gpgpu-sim source: `memzip bench list` names every manifest, and a
 #     representative subset runs at the tiny preset with -memzip_verify 1
-#     through scripts/bench.sh (build, our input, simulator, output check),
+#     through `memzip bench run` (build, our input, simulator, output check),
 #     per suite whose source is available (MEMZIP_<SUITE>_REPO, or the clone a
-#     previous bench.sh run left in the memzip cache); one SKIP line per
+#     previous run left in the memzip cache); one SKIP line per
 #     missing source. A corrupted reference must fail its run.
 # MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
@@ -229,19 +229,20 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
     exit
 fi
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
+memzip=$(memzip_cli)
 
 # The list names every manifest, each with a status.
 manifests=$(find "$MEMZIP_ROOT/benchmarks" -mindepth 2 -maxdepth 2 -name '*.env' | wc -l)
-if list=$(bash "$MEMZIP_ROOT/scripts/bench.sh" list 2>&1); then
+if list=$("$memzip" bench list 2>&1); then
     listed=$(tail -n +2 <<<"$list" | wc -l)
     verdict bench-list "$listed of $manifests manifests listed; rodinia bfs runs" \
         eval '((listed == manifests)) && grep -Eq "^rodinia +bfs +.*runs$" <<<"$list"'
 else
-    verdict bench-list "bench.sh list: $list" false
+    verdict bench-list "memzip bench list: $list" false
 fi
 
 # have_suite SUITE ENV_VAR: the suite's source is available (env var or the
-# clone an earlier bench.sh run left in the cache); else one SKIP line.
+# clone an earlier benchmark run left in the cache); else one SKIP line.
 have_suite() {
     [[ -n "${!2:-}" || -d "$MEMZIP_CACHE/benchmarks/src/$1/.git" ]] && return 0
     echo "SKIP $1 benchmarks: no source (set $2 to a clone or mirror)"
@@ -255,7 +256,7 @@ verify_failures() {
 # run must pass its output check with 0 verify failures.
 bench_run() {
     local name=$1 codec=$2 run="$work/${1//\//-}-$2" fails checked
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run "$name" --codec "$codec" --preset tiny --out "$run" \
+    if "$memzip" bench run "$name" --codec "$codec" --preset tiny --out "$run" \
         --set "-memzip_verify 1" 2>"$run.err"; then
         fails=$(verify_failures "$run")
         checked=$(tail -n 1 "$run/check.log" 2>/dev/null | cut -c1-90)
@@ -277,9 +278,9 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     # own, and its table compresses.
     tables="$MEMZIP_CACHE/benchmarks/e2mc/rodinia/bfs/tiny@dev"
     rm -rf "$tables"
-    bash "$MEMZIP_ROOT/scripts/bench.sh" run rodinia/bfs --codec none --preset tiny --out "$work/bfs-traced" \
+    "$memzip" bench run rodinia/bfs --codec none --preset tiny --out "$work/bfs-traced" \
         --set "-memzip_trace trace.zst" 2>/dev/null || true
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run rodinia/bfs --codec e2mc16 --preset tiny --e2mc offline \
+    if "$memzip" bench run rodinia/bfs --codec e2mc16 --preset tiny --e2mc offline \
         --out "$work/bfs-offline" --set "-memzip_verify 1" 2>"$work/bfs-offline.err"; then
         fails=$(verify_failures "$work/bfs-offline")
         cr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["effective_compression_ratio"])' "$work/bfs-offline/stats.json")
@@ -300,7 +301,7 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     if [[ -f "$ref" ]]; then
         cp "$ref" "$work/reference.good"
         sed -i '2s/cost:[0-9-]*/cost:999/' "$ref"
-        if bash "$MEMZIP_ROOT/scripts/bench.sh" run rodinia/bfs --codec none --preset tiny --out "$work/bfs-wrong" 2>"$work/wrong.err"; then
+        if "$memzip" bench run rodinia/bfs --codec none --preset tiny --out "$work/bfs-wrong" 2>"$work/wrong.err"; then
             verdict rodinia-bfs-wrong-answer "a wrong reference was accepted" false
         else
             verdict rodinia-bfs-wrong-answer "mismatch detected: $(tail -n 1 "$work/wrong.err")" \
@@ -328,15 +329,15 @@ if have_suite parboil MEMZIP_APP_COLLECTION_REPO; then
     # contents, so regenerating the same input keeps it.
     spmv_tables="$MEMZIP_CACHE/benchmarks/e2mc/parboil/spmv/tiny@dev"
     rm -rf "$spmv_tables"
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
+    if "$memzip" bench run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
         --out "$work/spmv-offline" --set "-memzip_verify 1" 2>"$work/spmv-offline.err"; then
         rm -f "$MEMZIP_CACHE/benchmarks/inputs/parboil/spmv/tiny/.done"  # forces the same input again
-        bash "$MEMZIP_ROOT/scripts/bench.sh" run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
+        "$memzip" bench run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
             --out "$work/spmv-offline2" --set "-memzip_verify 1" 2>"$work/spmv-offline2.err" || true
         # A log beside the input (lbm's and MUM's reference runs write their
         # timings) is no input: a new one keeps the table too.
         date +%N >"$MEMZIP_CACHE/benchmarks/inputs/parboil/spmv/tiny/reference-timing.log"
-        bash "$MEMZIP_ROOT/scripts/bench.sh" run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
+        "$memzip" bench run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
             --out "$work/spmv-offline3" --set "-memzip_verify 1" 2>"$work/spmv-offline3.err" || true
         verdict parboil-spmv-e2mc16-offline-profiling-run \
             "profiling run, then none for a regenerated identical input nor a new log beside it; verify failures $(verify_failures "$work/spmv-offline")" \

@@ -79,7 +79,7 @@ count_in() {
 kernel_chain_checks() {
     local prefix=$1 run kernels exits
     for run in 1 2; do
-        timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/kernel_chain-$run" \
+        timeout 600 "$memzip" run --codec none --out "$work/kernel_chain-$run" \
             --expect 'PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err" || true
     done
     kernels=$(count_in 'kernel_name = ' kernel_chain-1)

@@ -5,7 +5,7 @@
 # verdict, total); `MEMZIP_SIM_CHECKS=options bash tests/sim/run.sh` runs
 # only these.
 
-# stops NAME CODEC PATTERN EXPECTED_LINE [sim-run options...]: the run must
+# stops NAME CODEC PATTERN EXPECTED_LINE [memzip run options...]: the run must
 # fail with exit 1 (not an abort) and print EXPECTED_LINE (a fixed string).
 stops() {
     local name=$1 codec=$2 expected=$3

@@ -2,7 +2,7 @@
 # Simulator tests of the simulator's own power model around memzip (issue
 # "energy", third part): GPUWattch on v3.2.1 and AccelWattch on dev, both with
 # the GTX480 GPUWattch XML the simulator ships patched for our GTX580
-# (scripts/sim-run.sh --power, gpgpu-sim-patch/<version>/power/).
+# (`memzip run --power`, gpgpu-sim-patch/<version>/power/).
 #
 # Per version, patterns ints (1 MiB per buffer, memory-bound, compressible)
 # under none and mag_bdi with -memzip_verify 1:
@@ -29,9 +29,7 @@ fi
 source "$(dirname "$0")/helpers.sh"  # verdict, total
 start_suite powertest
 
-(cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
-memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
-[[ "$memzip" == /* ]] || memzip="$MEMZIP_ROOT/$memzip"
+memzip=$(memzip_cli)
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/patterns" "$MEMZIP_ROOT/benchmarks/kernels/patterns.cu"
 words=262144
@@ -58,7 +56,7 @@ for version in v3.2.1 dev; do
     ok=1
     for codec in none mag_bdi; do
         name="$version-ints-$codec"
-        if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version "$version" --power --codec "$codec" --out "$work/$name" \
+        if "$memzip" run --version "$version" --power --codec "$codec" --out "$work/$name" \
             --set "-memzip_verify 1" --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/$name.err"; then
             reports=$(find "$work/$name" -maxdepth 1 -name '*power_report*.log' | wc -l)
             verdict "power-$name-runs" "$model report files $reports, verify failures $(total "$name" 't["verify"]["failures"]'), XML clock $(grep -o 'target_core_clockrate" value="[0-9]*' "$work/$name/gpuwattch_gtx580.xml" | grep -o '[0-9]*$')" \

@@ -38,19 +38,17 @@ step "build the simulator with memzip and the unpatched baseline"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
 [[ "${MEMZIP_SIM_CHECKS:-all}" == options ]] ||
     bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version dev-baseline >/dev/null
-(cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
-memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
-[[ "$memzip" == /* ]] || memzip="$MEMZIP_ROOT/$memzip"
+memzip=$(memzip_cli)
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/patterns" "$MEMZIP_ROOT/benchmarks/kernels/patterns.cu"
 
 words=262144  # 1 MiB per buffer: beyond the 768 KB L2, a few seconds per run
 
-# sim RUN_NAME CODEC PATTERN [sim-run options...]: 0 when the program passed.
+# sim RUN_NAME CODEC PATTERN [memzip run options...]: 0 when the program passed.
 sim() {
     local name=$1 codec=$2 pattern=$3
     shift 3
-    bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" \
+    "$memzip" run --codec "$codec" --out "$work/$name" \
         --set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000" \
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
@@ -83,7 +81,7 @@ done
 
 for pattern in ints random; do
     name="$pattern-baseline"
-    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version dev-baseline --codec none --out "$work/$name" \
+    if "$memzip" run --version dev-baseline --codec none --out "$work/$name" \
         --expect '^PASS' -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"; then
         base_cycles=$(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$name/sim.log" || echo '?')
         none_cycles=$(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$pattern-none/sim.log" || echo '?')
@@ -215,7 +213,7 @@ fi
     -o "$work/modern_ptx" "$MEMZIP_ROOT/benchmarks/kernels/modern_ptx.cu"
 for codec in none mag_bdi; do
     name="modern_ptx-$codec"
-    timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" --set "-memzip_verify 1" \
+    timeout 600 "$memzip" run --codec "$codec" --out "$work/$name" --set "-memzip_verify 1" \
         -- "$work/modern_ptx" 4096 2>"$work/$name.err" || true
     verdict_line=$(grep -m1 -E '^(PASS|FAIL)' "$work/$name/sim.log" || echo "no verdict: $(grep -m1 -E 'Segmentation|Aborted|ERROR' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")")
     failures=$( [[ -f "$work/$name/stats.json" ]] && total "$name" 't["verify"]["failures"]' || echo missing)
@@ -227,7 +225,7 @@ done
 # v3.2.1 test, where the struct layouts of the two CUDA versions differ).
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/device_query" "$MEMZIP_ROOT/benchmarks/kernels/device_query.cu"
-timeout 600 bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/device_query-none" \
+timeout 600 "$memzip" run --codec none --out "$work/device_query-none" \
     -- "$work/device_query" 2>"$work/device_query.err" || true
 verdict device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log" || true); $(grep -m1 -E '^(PASS|FAIL)|symbol lookup error' "$work/device_query-none/sim.log" || tail -n 1 "$work/device_query.err")" \
     grep -q '^PASS device_query' "$work/device_query-none/sim.log"
@@ -263,16 +261,16 @@ verdict "runs-load-the-checkouts-library" "first library folder $first_libdir, t
     test "$first_libdir" == "$snapshot" -a "$first_libdir" != "$(cat "$GPGPUSIM_DIR/libdir")"
 
 # A run loads only a simulator this checkout built from its current sources:
-# in a copy of the checkout, sim-run.sh refuses before any build, runs once
+# in a copy of the checkout, `memzip run` refuses before any build, runs once
 # the copy's pointer names this checkout's snapshot with the copy's sources,
 # and refuses again when a codec source changes, each time naming the command.
 copy="$work/checkout-copy"
 mkdir -p "$copy/rust"
 cp -r "$MEMZIP_ROOT"/{scripts,cpp_shim,gpgpu-sim-patch,Cargo.toml,Cargo.lock} "$copy/"
 cp -r "$MEMZIP_ROOT/rust/memzip" "$MEMZIP_ROOT/rust/memzip-ffi" "$copy/rust/"
-copy_run() {  # the last line sim-run.sh prints, whether it runs or refuses
-    { bash "$copy/scripts/sim-run.sh" --codec none --out "$work/copy-run" -- "$work/kernel_chain" 2 32 2>&1 || true; } |
-        tail -n 1
+copy_run() {  # the line that says whether it ran or why it refused
+    { MEMZIP_ROOT="$copy" "$memzip" run --codec none --out "$work/copy-run" -- "$work/kernel_chain" 2 32 2>&1 || true; } |
+        grep -E 'ok in|FAILED at step' | tail -n 1
 }
 unbuilt=$(copy_run)
 copy_pointer=$(source "$copy/scripts/lib.sh" && gpgpusim_paths dev && gpgpusim_checkout_pointer)

@@ -36,7 +36,8 @@ for program in patterns modern_ptx device_query kernel_chain; do
     "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
         -o "$work/$program" "$MEMZIP_ROOT/benchmarks/kernels/$program.cu"
 done
-export MEMZIP_GPGPUSIM_VERSION=v3.2.1  # sim-run.sh and bench.sh
+export MEMZIP_GPGPUSIM_VERSION=v3.2.1  # memzip run and memzip bench run
+memzip=$(memzip_cli)
 
 codecs=(none mag_bdi e2mc16)
 # Short E2MC sampling, so the small programs leave it and compress.
@@ -45,7 +46,7 @@ words=262144
 
 for codec in "${codecs[@]}"; do
     name="ints-$codec"
-    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" "${options[@]}" \
+    if "$memzip" run --codec "$codec" --out "$work/$name" "${options[@]}" \
         --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/$name.err"; then
         checked=$(total "$name" 't["verify"]["checked"]')
         fails=$(total "$name" 't["verify"]["failures"]')
@@ -62,7 +63,7 @@ done
 # rem after a 32-bit add that carries past bit 31 (0005 patch).
 for codec in "${codecs[@]}"; do
     name="modern_ptx-$codec"
-    if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec "$codec" --out "$work/$name" "${options[@]}" \
+    if "$memzip" run --codec "$codec" --out "$work/$name" "${options[@]}" \
         --expect '^PASS warp_ops, lane_moves, bit_ops and rem_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
         verdict "v321-$name" "shfl.sync, vote.sync, bfe/bfi/bfind/brev/prmt, rem results PASS, verify failures $(total "$name" 't["verify"]["failures"]')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0
@@ -73,7 +74,7 @@ done
 
 # The device queries CUDA 13 programs size their launches by, in their own
 # struct layout (0001 patch: v3.2.1 builds against CUDA 11.8's headers).
-if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --codec none --out "$work/device_query-none" \
+if "$memzip" run --codec none --out "$work/device_query-none" \
     --expect '^PASS device_query' -- "$work/device_query" 2>"$work/device_query.err"; then
     verdict v321-device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log"), as cudaDeviceGetAttribute says; cudaMemGetInfo answers" true
 else
@@ -88,7 +89,7 @@ synced=$(count_in 'GPGPU-Sim: detected inactive GPU simulation thread' kernel_ch
 verdict v321-device-synchronize-waits "cudaDeviceSynchronize waited for the simulation thread $synced time(s)" \
     test "$synced" -ge 1
 
-if bash "$MEMZIP_ROOT/scripts/sim-run.sh" --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
+if "$memzip" run --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
     --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/baseline.err"; then
     verdict v321-none-equals-unpatched "$(counters ints-baseline | wc -l) counter lines, cycles $(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/ints-baseline/sim.log")" \
         cmp -s <(counters ints-baseline) <(counters ints-none)
@@ -113,7 +114,7 @@ if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/
     for bench in bfs backprop; do
         for codec in "${codecs[@]}"; do
             name="$bench-$codec"
-            if bash "$MEMZIP_ROOT/scripts/bench.sh" run "rodinia/$bench" --codec "$codec" --preset tiny \
+            if "$memzip" bench run "rodinia/$bench" --codec "$codec" --preset tiny \
                 --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
                 verdict "v321-rodinia-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
                     test "$(total "$name" 't["verify"]["failures"]')" -eq 0
@@ -139,7 +140,7 @@ for entry in "${other_suites[@]}"; do
         continue
     fi
     name="${bench//\//-}-mag_bdi"
-    if bash "$MEMZIP_ROOT/scripts/bench.sh" run "$bench" --codec mag_bdi --preset tiny \
+    if "$memzip" bench run "$bench" --codec mag_bdi --preset tiny \
         --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
         verdict "v321-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0

@@ -3,7 +3,6 @@
 //! runs): arguments in, one library call, output out. Errors go to stderr as
 //! one line naming the file, exit 1.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,11 +11,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::registry::codec_names;
 use memzip_study::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
-use memzip_study::manifest::find_repo;
+use memzip_study::bench;
+use memzip_study::files::write_atomically;
+use memzip_study::manifest::{find_repo, repo_root};
 use memzip_study::profile::{self, ProfileOptions};
 use memzip_study::report;
 use memzip_study::run;
 use memzip_study::shannon;
+use memzip_study::simulate;
 use memzip_study::sweep::{self, slurm};
 use memzip_study::table;
 
@@ -42,9 +44,10 @@ enum Command {
     Sweep(SweepArgs),
     /// Tables (markdown, CSV) and SVG figures of a directory of runs.
     Report(ReportArgs),
-    /// Real benchmarks: `list`, `run NAME --codec C [--preset P] [--out DIR]
-    /// [--set LINE]...`, `table [RUN_DIR...]` (scripts/bench.sh of the
-    /// repository around the current directory).
+    /// Run one program under the memzip-patched gpgpu-sim with one codec into
+    /// a run directory, and record the run (run.json).
+    Run(RunArgs),
+    /// Real benchmarks from their upstream sources: list, run, table, analyze.
     Bench(BenchArgs),
 }
 
@@ -56,10 +59,103 @@ struct PowerArgs {
 }
 
 #[derive(Args)]
+struct RunArgs {
+    /// The -memzip_codec value (none, bdi, mag_bdi, ..., or name:knob=value).
+    #[arg(long)]
+    codec: String,
+    /// The run directory (emptied if it exists): gpgpusim.config, sim.log,
+    /// stats.json, run.json.
+    #[arg(long)]
+    out: PathBuf,
+    /// Simulator config directory (default: our GTX580-MAG32 config).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// One more simulator option line, e.g. --set "-memzip_verify 1" (repeatable).
+    #[arg(long = "set", value_name = "LINE", allow_hyphen_values = true)]
+    sets: Vec<String>,
+    /// The program's output must match this regex (grep -E) to count as
+    /// right, on top of exit status 0.
+    #[arg(long, allow_hyphen_values = true)]
+    expect: Option<String>,
+    /// The run's program in run.json, which `memzip table` groups runs by
+    /// (default: the program's name and arguments).
+    #[arg(long)]
+    label: Option<String>,
+    /// Simulator version: dev (default, or $MEMZIP_GPGPUSIM_VERSION) or
+    /// v3.2.1; *-baseline: the unpatched simulator (--codec none only).
+    #[arg(long)]
+    version: Option<String>,
+    /// The simulator's own power model (GPUWattch on v3.2.1, AccelWattch on dev).
+    #[arg(long)]
+    power: bool,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    argv: Vec<String>,
+}
+
+#[derive(Args)]
 struct BenchArgs {
-    /// The bench.sh command and its arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
-    args: Vec<String>,
+    #[command(subcommand)]
+    command: BenchCommand,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Every benchmark: suite, presets, output check, memory or compute bound, status.
+    List,
+    /// Fetch, build and run one benchmark under the simulator and check its output.
+    Run(BenchRunArgs),
+    /// `memzip table` of benchmark runs (default: every run in the cache).
+    Table(BenchTableArgs),
+    /// Redo the analyses of finished none runs that kept their trace.zst
+    /// (analyze.json, analyze.txt, the sensitivity analyses).
+    Analyze {
+        #[arg(required = true, value_name = "RUN_DIR")]
+        runs: Vec<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct BenchRunArgs {
+    /// The benchmark: suite/name, or a name only one suite has (`memzip bench list`).
+    #[arg(required_unless_present = "benchmark", conflicts_with = "benchmark")]
+    name: Option<String>,
+    /// The benchmark (the form `memzip sweep` uses).
+    #[arg(long)]
+    benchmark: Option<String>,
+    #[arg(long)]
+    codec: String,
+    /// The input size (the manifest's PRESETS).
+    #[arg(long, default_value = "tiny")]
+    preset: String,
+    /// The run directory (default: in the cache's benchmarks/results/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Simulator version: dev (default, or $MEMZIP_GPGPUSIM_VERSION) or v3.2.1.
+    #[arg(long)]
+    version: Option<String>,
+    /// E2MC with offline probabilities: a profiling run (codec none, its
+    /// trace) of the same benchmark and preset gives the table, cached. The
+    /// same as --set "-memzip_e2mc_sampling offline:auto".
+    #[arg(long, value_parser = ["offline"])]
+    e2mc: Option<String>,
+    /// One more simulator option line (repeatable). A none run with
+    /// "-memzip_trace FILE" also caches the E2MC tables of its input and
+    /// writes the analyses of its trace.
+    #[arg(long = "set", value_name = "LINE", allow_hyphen_values = true)]
+    sets: Vec<String>,
+}
+
+#[derive(Args)]
+struct BenchTableArgs {
+    /// Run directories (default: every benchmark run in the cache).
+    runs: Vec<PathBuf>,
+    /// Print CSV instead of the aligned table.
+    #[arg(long, conflicts_with = "markdown")]
+    csv: bool,
+    /// Print a markdown table instead of the aligned table.
+    #[arg(long)]
+    markdown: bool,
 }
 
 #[derive(Args)]
@@ -92,8 +188,8 @@ struct SweepArgs {
     /// Runs at once.
     #[arg(long, short, default_value_t = 1)]
     jobs: usize,
-    /// The runner command (default: <repo>/scripts/sim-run.sh for argv
-    /// entries, <repo>/scripts/bench.sh run for benchmarks); it gets
+    /// The runner command (default: `memzip run` for argv entries,
+    /// `memzip bench run` for benchmarks); it gets
     /// --codec C --out DIR [--set LINE]... [--expect RE], then -- ARGV... or
     /// --benchmark NAME --preset P.
     #[arg(long, num_args = 1.., allow_hyphen_values = true)]
@@ -288,20 +384,11 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
 
     let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if !json_to_stdout {
-        let text: Vec<String> = analyses.iter().map(analyze::render_text).collect();
-        print!("{}", text.join("\n"));
+        print!("{}", analyze::render_all(&analyses));
     }
     if let Some(path) = &args.json {
-        let report = AnalyzeReport {
-            codecs: &options.codecs,
-            include_reads: options.include_reads,
-            sample_blocks: options.sample_blocks,
-            e2mc_table: args.e2mc_table.as_ref().map(|p| p.display().to_string()),
-            e2mc_offline: options.e2mc_self_profile,
-            shannon_bits: &options.shannon_bits,
-            traces: &analyses,
-        };
-        let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot serialize results: {e}"))? + "\n";
+        let json = AnalyzeReport::new(&options, args.e2mc_table.as_ref().map(|p| p.display().to_string()), &analyses)
+            .to_json()?;
         if json_to_stdout {
             print!("{json}");
         } else {
@@ -311,44 +398,13 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a file.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| format!("{}: cannot write: {e}", path.display()))
-}
-
 fn run_profile(args: ProfileArgs) -> Result<(), String> {
     let mut options = ProfileOptions::new(args.symbol_bits);
     options.mfv = args.mfv;
     options.include_reads = args.include_reads;
     let profile = profile::profile(&args.traces, &options)?;
-    write_atomically(&args.output, (profile.table.to_json() + "\n").as_bytes())?;
-    let b = &profile.bound;
-    let codes = if profile.table.mfv.is_empty() {
-        format!("{} per-position codes", profile.table.position_lengths.len())
-    } else {
-        format!("{} MFVs + escape", profile.table.mfv.len())
-    };
-    println!(
-        "e2mc{} table ({codes}) from {} blocks of {} trace(s) written to {}; sample entropy {:.4} bits/symbol \
-         (ideal CR {:.3}, per-position {:.3}); use it with `memzip analyze --e2mc-table` or \
-         -memzip_e2mc_sampling offline:<file>",
-        args.symbol_bits,
-        profile.blocks,
-        args.traces.len(),
-        args.output.display(),
-        b.entropy_bits,
-        b.ideal_ratio,
-        b.positional_ideal_ratio,
-    );
+    profile.write_table(&args.output)?;
+    println!("{}", profile.describe(args.traces.len(), &args.output));
     Ok(())
 }
 
@@ -381,7 +437,8 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     let runners = if args.runner.is_empty() {
         // The simulator's runners: what they would reject, reject before launching.
         sweep::validate(&runs, &repo)?;
-        sweep::Runners::of_repo(&repo)
+        let exe = std::env::current_exe().map_err(|e| format!("cannot locate the memzip binary: {e}"))?;
+        sweep::Runners::of_memzip(&exe, &repo)
     } else {
         sweep::Runners::single(args.runner.clone())
     }
@@ -507,22 +564,79 @@ fn run_power(args: PowerArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Hands the arguments to the repository's `scripts/bench.sh`: the
-/// manifests, generators and checks are shell and Python, so the script is
-/// the one implementation and this is only its front door.
+fn run_simulation(args: RunArgs) -> Result<(), String> {
+    let repo = repo_root()?;
+    let options = simulate::SimulateOptions {
+        codec: args.codec,
+        out: args.out,
+        config: args.config,
+        sets: args.sets,
+        expect: args.expect,
+        label: args.label,
+        version: args.version,
+        power: args.power,
+        argv: args.argv,
+    };
+    let record = simulate::simulate(&repo, &options)?;
+    let out = std::fs::canonicalize(&options.out).unwrap_or(options.out.clone());
+    let wall = record.wall_seconds.unwrap_or_default();
+    if record.output_ok == Some(true) {
+        eprintln!("    {}: ok in {wall:.2}s ({})", options.codec, out.display());
+        return Ok(());
+    }
+    simulate::failure_lines(&out.join("sim.log")).iter().for_each(|line| eprintln!("{line}"));
+    Err(format!(
+        "{} failed (exit {}; log {}/sim.log)",
+        options.codec,
+        record.exit_status.map_or("?".to_string(), |s| s.to_string()),
+        out.display()
+    ))
+}
+
 fn run_bench(args: BenchArgs) -> Result<(), String> {
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let repo = find_repo(&cwd)
-        .ok_or("bench: run it inside a memzip checkout (no scripts/bench.sh above the current directory)")?;
-    let status = std::process::Command::new("bash")
-        .arg(repo.join("scripts/bench.sh"))
-        .args(&args.args)
-        .status()
-        .map_err(|e| format!("cannot run bash: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("bench {} failed ({status})", args.args.join(" ")))
+    let repo = repo_root().map_err(|e| format!("bench: {e}"))?;
+    match args.command {
+        BenchCommand::List => {
+            let status = std::process::Command::new("bash")
+                .arg(repo.join("scripts/bench.sh"))
+                .arg("list")
+                .status()
+                .map_err(|e| format!("cannot run bash: {e}"))?;
+            status.success().then_some(()).ok_or_else(|| format!("bench list failed ({status})"))
+        }
+        BenchCommand::Run(run) => bench::run_benchmark(
+            &repo,
+            &bench::BenchOptions {
+                benchmark: run.name.or(run.benchmark).unwrap_or_default(),
+                codec: run.codec,
+                preset: run.preset,
+                out: run.out,
+                version: run.version,
+                e2mc_offline: run.e2mc.is_some(),
+                sets: run.sets,
+            },
+        ),
+        BenchCommand::Table(table) => {
+            let runs = if table.runs.is_empty() { bench::cached_results() } else { table.runs };
+            if runs.is_empty() {
+                return Err(format!(
+                    "no benchmark runs in {}",
+                    bench::cache_root().join("benchmarks/results").display()
+                ));
+            }
+            run_table(TableArgs { runs, csv: table.csv, markdown: table.markdown })
+        }
+        BenchCommand::Analyze { runs } => {
+            for dir in runs {
+                let trace = dir.join("trace.zst");
+                if !trace.is_file() {
+                    return Err(format!("{}: no trace.zst (a none run with -memzip_trace trace.zst)", dir.display()));
+                }
+                let dir = std::path::absolute(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                bench::analyses::analyze_run(&repo, &dir, &dir.join("trace.zst"))?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -595,6 +709,7 @@ fn main() -> ExitCode {
         Command::Power(args) => run_power(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Report(args) => run_report(args),
+        Command::Run(args) => run_simulation(args),
         Command::Bench(args) => run_bench(args),
     };
     match result {

@@ -128,10 +128,10 @@ fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
         ]
     );
     assert_eq!(runs[2].target, Target::Benchmark { name: "rodinia/bfs".into(), preset: "small".into() });
-    // The default runners: sim-run.sh for command lines, bench.sh run for benchmarks.
-    let repo = Runners::of_repo(Path::new("/r"));
-    assert_eq!(repo.benchmark, ["bash", "/r/scripts/bench.sh", "run"]);
-    assert_eq!(repo.program, ["bash", "/r/scripts/sim-run.sh"]);
+    // The default runners: memzip run for command lines, memzip bench run for benchmarks.
+    let repo = Runners::of_memzip(Path::new("/bin/memzip"), Path::new("/r"));
+    assert_eq!(repo.benchmark, ["env", "MEMZIP_ROOT=/r", "/bin/memzip", "bench", "run"]);
+    assert_eq!(repo.program, ["env", "MEMZIP_ROOT=/r", "/bin/memzip", "run"]);
     // The fake runner records the benchmark and preset it was given.
     let runners = Runners {
         program: vec!["false".into()],
@@ -321,7 +321,7 @@ fn codecs_and_benchmarks_are_checked_before_launching() {
     fs::write(dir.join("scripts/sim-run.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
     fs::write(dir.join("scripts/bench.sh"), format!("touch {}\n", dir.join("launched").display())).unwrap();
     fs::create_dir_all(dir.join("benchmarks/rodinia")).unwrap();
-    fs::write(dir.join("benchmarks/rodinia/bfs.env"), "SUITE=rodinia\nPRESETS=\"tiny small\"\n").unwrap();
+    fs::write(dir.join("benchmarks/rodinia/bfs.env"), "SUITE=rodinia\nPRESETS=\"tiny small\"\nSTATUS=runs\n").unwrap();
     for (spec, expected) in [
         (r#"{"runs": [{"name": "a", "argv": ["x"], "codecs": ["none", "zip"]}]}"#, "memzip: error: run a-zip: codec 'zip': invalid codec 'zip'"),
         (

@@ -326,7 +326,7 @@ fn whole_gpu_energy_from_the_power_report() {
     std::fs::remove_file(none.join("gpgpusim_power_report__Mon-1.log")).unwrap();
     assert!(out.status.success());
     let out = memzip(&["power", none.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no power report (run with scripts/sim-run.sh --power"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no power report (run with memzip run --power"));
 }
 
 #[test]

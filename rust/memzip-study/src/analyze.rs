@@ -575,6 +575,32 @@ pub struct AnalyzeReport<'a> {
     pub traces: &'a [TraceAnalysis],
 }
 
+impl<'a> AnalyzeReport<'a> {
+    /// The document of `traces` analysed with `options`; `e2mc_table`: the
+    /// offline table file as the user named it.
+    pub fn new(options: &'a AnalyzeOptions, e2mc_table: Option<String>, traces: &'a [TraceAnalysis]) -> Self {
+        AnalyzeReport {
+            codecs: &options.codecs,
+            include_reads: options.include_reads,
+            sample_blocks: options.sample_blocks,
+            e2mc_table,
+            e2mc_offline: options.e2mc_self_profile,
+            shannon_bits: &options.shannon_bits,
+            traces,
+        }
+    }
+
+    /// The JSON text, as `--json` writes it.
+    pub fn to_json(&self) -> Result<String, String> {
+        serde_json::to_string_pretty(self).map(|json| json + "\n").map_err(|e| format!("cannot serialize results: {e}"))
+    }
+}
+
+/// The text report of every trace, as `memzip analyze` prints it.
+pub fn render_all(analyses: &[TraceAnalysis]) -> String {
+    analyses.iter().map(render_text).collect::<Vec<_>>().join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

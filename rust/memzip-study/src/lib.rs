@@ -4,6 +4,9 @@
 //!
 //! - [`run`]: a run directory (`stats.json`, `sim.log`, `run.json`,
 //!   `sweep.json`, the power model's report): the one place that reads it.
+//! - [`simulate`]: one simulation and its record (`memzip run`).
+//! - [`bench`]: one real benchmark: the E2MC offline tables of its input,
+//!   the simulation, the analyses of a `none` run's trace (`memzip bench`).
 //! - [`manifest`]: the repository and its benchmark manifests.
 //! - [`analyze`]: offline codec evaluation of `-memzip_trace` files
 //!   ([`blocks`] streams their blocks; [`shannon`]: the Shannon bound).
@@ -16,7 +19,9 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+pub mod bench;
 pub mod blocks;
+pub mod files;
 pub mod manifest;
 pub mod power;
 pub mod profile;
@@ -24,6 +29,7 @@ pub mod report;
 pub mod run;
 pub mod shannon;
 pub mod sim_log;
+pub mod simulate;
 pub mod sweep;
 pub mod table;
 pub mod text;

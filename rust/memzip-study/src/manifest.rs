@@ -1,43 +1,138 @@
 //! The repository around a command, and its benchmark manifests
-//! (`benchmarks/<suite>/<name>.env`, described in benchmarks/README.md).
+//! (`benchmarks/<suite>/<name>.env`, described in benchmarks/README.md): the
+//! one place a benchmark's name is resolved to its manifest. The manifest's
+//! shell parts (how to fetch, build, make the input, run and check) are run
+//! by `scripts/bench.sh`; this reads its plain values.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// A benchmark's manifest: where it is and the plain values memzip needs
+/// before any shell runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    pub path: PathBuf,
+    /// `suite/name`, as run ids and labels name it.
+    pub suite: String,
+    pub name: String,
+    /// `PRESETS`: the input sizes it has.
+    pub presets: Vec<String>,
+    /// `STATUS`: `runs`, or why it does not run here.
+    pub status: String,
+    /// `RUNNER`: `mgpu` for a multi-GPU benchmark (scripts/mgpu-run.sh runs
+    /// it on MGPUSim); empty for gpgpu-sim.
+    pub runner: String,
+}
+
+impl Manifest {
+    /// The manifest of `name`: `suite/name`, or a `name` only one suite has.
+    pub fn find(repo: &Path, name: &str) -> Result<Self, String> {
+        let benchmarks = repo.join("benchmarks");
+        let manifests: Vec<PathBuf> = if name.contains('/') {
+            let path = benchmarks.join(format!("{name}.env"));
+            if path.is_file() {
+                vec![path]
+            } else {
+                Vec::new()
+            }
+        } else {
+            let mut found: Vec<PathBuf> = fs::read_dir(&benchmarks)
+                .map(|suites| {
+                    suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect()
+                })
+                .unwrap_or_default();
+            found.sort();
+            found
+        };
+        match manifests.as_slice() {
+            [] => Err(format!("unknown benchmark '{name}' (see memzip bench list)")),
+            [one] => Self::read(one),
+            _ => {
+                Err(format!("benchmark '{name}' is in several suites: name it as suite/{name} (see memzip bench list)"))
+            }
+        }
+    }
+
+    fn read(path: &Path) -> Result<Self, String> {
+        let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let value = |key: &str| -> String {
+            text.lines()
+                .find_map(|line| line.trim().strip_prefix(key)?.strip_prefix('='))
+                .map(|value| value.trim().trim_matches(['"', '\'']).to_string())
+                .unwrap_or_default()
+        };
+        let suite = path.parent().and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned());
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        Ok(Manifest {
+            path: path.to_path_buf(),
+            suite: suite.unwrap_or_default(),
+            name: name.unwrap_or_default(),
+            presets: value("PRESETS").split_whitespace().map(String::from).collect(),
+            status: value("STATUS"),
+            runner: value("RUNNER"),
+        })
+    }
+
+    /// An error unless the benchmark runs here and has `preset`.
+    pub fn check_runs_at(&self, preset: &str) -> Result<(), String> {
+        if self.status != "runs" {
+            return Err(format!("{} does not run here: {}", self.name, self.status));
+        }
+        if !self.presets.iter().any(|p| p == preset) {
+            return Err(format!("--preset {preset}: {} has presets: {}", self.name, self.presets.join(" ")));
+        }
+        Ok(())
+    }
+}
+
 /// The presets of a benchmark: `suite/name`, or a `name` only one suite has.
 pub fn benchmark_presets(repo: &Path, name: &str) -> Result<Vec<String>, String> {
-    let benchmarks = repo.join("benchmarks");
-    let manifests: Vec<PathBuf> = if name.contains('/') {
-        let path = benchmarks.join(format!("{name}.env"));
-        if path.is_file() {
-            vec![path]
-        } else {
-            Vec::new()
-        }
-    } else {
-        let mut found: Vec<PathBuf> = fs::read_dir(&benchmarks)
-            .map(|suites| {
-                suites.flatten().map(|s| s.path().join(format!("{name}.env"))).filter(|p| p.is_file()).collect()
-            })
-            .unwrap_or_default();
-        found.sort();
-        found
-    };
-    let manifest = match manifests.as_slice() {
-        [] => return Err(format!("unknown benchmark '{name}' (see scripts/bench.sh list)")),
-        [one] => one,
-        _ => return Err(format!("benchmark '{name}' is in several suites: name it as suite/{name}")),
-    };
-    let text = fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
-    let presets = text
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("PRESETS="))
-        .map(|value| value.trim_matches(['"', '\'']).split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    Ok(presets)
+    Manifest::find(repo, name).map(|manifest| manifest.presets)
 }
 
 /// The repository root: the nearest ancestor of `start` holding `scripts/sim-run.sh`.
 pub fn find_repo(start: &Path) -> Option<PathBuf> {
     start.ancestors().find(|d| d.join("scripts/sim-run.sh").is_file()).map(Path::to_path_buf)
+}
+
+/// The checkout a command works in: `MEMZIP_ROOT` when set (the scripts
+/// export it), else the one around the current directory.
+pub fn repo_root() -> Result<PathBuf, String> {
+    if let Some(root) = std::env::var_os("MEMZIP_ROOT").filter(|r| !r.is_empty()) {
+        let root = PathBuf::from(root);
+        return match find_repo(&root).filter(|found| *found == root) {
+            Some(found) => Ok(found),
+            None => Err(format!("MEMZIP_ROOT={}: not a memzip checkout (no scripts/sim-run.sh)", root.display())),
+        };
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    find_repo(&cwd).ok_or_else(|| {
+        "run it inside a memzip checkout (no scripts/sim-run.sh above the current directory), or set MEMZIP_ROOT"
+            .to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    #[test]
+    fn finds_a_manifest_by_suite_and_name_or_by_a_unique_name() {
+        let bfs = Manifest::find(&repo(), "rodinia/bfs").unwrap();
+        assert_eq!((bfs.suite.as_str(), bfs.name.as_str(), bfs.status.as_str()), ("rodinia", "bfs", "runs"));
+        assert!(bfs.presets.iter().any(|p| p == "tiny"), "{:?}", bfs.presets);
+        assert_eq!(Manifest::find(&repo(), "backprop").unwrap().suite, "rodinia");
+        let err = Manifest::find(&repo(), "bfs").unwrap_err();
+        assert!(err.starts_with("benchmark 'bfs' is in several suites: name it as suite/bfs"), "{err}");
+        let err = Manifest::find(&repo(), "nosuch").unwrap_err();
+        assert!(err.starts_with("unknown benchmark 'nosuch'"), "{err}");
+        assert_eq!(
+            bfs.check_runs_at("huge").unwrap_err(),
+            format!("--preset huge: bfs has presets: {}", bfs.presets.join(" "))
+        );
+    }
 }

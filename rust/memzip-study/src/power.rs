@@ -1,7 +1,7 @@
 //! The simulator's own power model around memzip: whole-GPU energy and
 //! energy-delay product, as paper 000 Fig. 13 reports them (GPUWattch).
 //!
-//! `scripts/sim-run.sh --power` turns the model on: GPUWattch on gpgpu-sim
+//! `memzip run --power` turns the model on: GPUWattch on gpgpu-sim
 //! v3.2.1, AccelWattch on dev, both with the GTX480 GPUWattch XML the
 //! simulator ships, patched for our GTX580 (gpgpu-sim-patch/<version>/power/).
 //! The simulator writes one report per run into the run directory

@@ -65,3 +65,32 @@ pub fn profile<P: AsRef<Path>>(paths: &[P], options: &ProfileOptions) -> Result<
     let table = sampler.build_table(options.mfv).map_err(|e| e.to_string())?;
     Ok(Profile { table, blocks, bound: ShannonBound::of_sampler(&sampler) })
 }
+
+impl Profile {
+    /// Writes the table as JSON to `path` (through a temporary file and a
+    /// rename: a reader never sees half a table).
+    pub fn write_table(&self, path: &Path) -> Result<(), String> {
+        crate::files::write_atomically(path, (self.table.to_json() + "\n").as_bytes())
+    }
+
+    /// One line on the table written to `output` from `traces` traces.
+    pub fn describe(&self, traces: usize, output: &Path) -> String {
+        let b = &self.bound;
+        let codes = if self.table.mfv.is_empty() {
+            format!("{} per-position codes", self.table.position_lengths.len())
+        } else {
+            format!("{} MFVs + escape", self.table.mfv.len())
+        };
+        format!(
+            "e2mc{} table ({codes}) from {} blocks of {traces} trace(s) written to {}; sample entropy {:.4} \
+             bits/symbol (ideal CR {:.3}, per-position {:.3}); use it with `memzip analyze --e2mc-table` or \
+             -memzip_e2mc_sampling offline:<file>",
+            self.table.symbol_bits,
+            self.blocks,
+            output.display(),
+            b.entropy_bits,
+            b.ideal_ratio,
+            b.positional_ideal_ratio,
+        )
+    }
+}

@@ -31,6 +31,27 @@ pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
     last.ok_or_else(|| format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
 }
 
+/// The last `gpu_tot_sim_cycle = N` line's N, for a run's record: `None`
+/// when the log is missing or has no such line (the simulation printed no
+/// kernel's end). Lines of another form are passed over, not errors.
+pub fn last_cycle_count(log: &Path) -> Option<u64> {
+    let file = File::open(log).ok()?;
+    let mut last = None;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.ok()?;
+        let line = String::from_utf8_lossy(&line);
+        let count = line
+            .trim()
+            .strip_prefix("gpu_tot_sim_cycle")
+            .and_then(|rest| rest.trim_start().strip_prefix('='))
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse().ok());
+        last = count.or(last);
+    }
+    last
+}
+
 /// Every kernel's duration in a simulator log, in order: the steps of
 /// `gpu_tot_sim_cycle = N` (the cycle each kernel ended at) from one kernel's
 /// end to the next one's (module doc: why not `gpu_sim_cycle`).
@@ -69,6 +90,19 @@ fn durations(ends: &[u64]) -> Result<Vec<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_record_takes_the_last_total_and_skips_other_lines() {
+        let dir = std::env::temp_dir().join(format!("memzip-sim-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("sim.log");
+        std::fs::write(&log, "gpu_tot_sim_cycle = 10\n  gpu_tot_sim_cycle=25 \ngpu_tot_sim_cycle = x\n").unwrap();
+        assert_eq!(last_cycle_count(&log), Some(25));
+        std::fs::write(&log, "no cycles\n").unwrap();
+        assert_eq!(last_cycle_count(&log), None);
+        assert_eq!(last_cycle_count(&dir.join("missing.log")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn kernel_durations_are_steps_of_the_total_cycles() {

@@ -28,7 +28,7 @@ pub fn block(i: u64, block_bytes: usize, state: &mut u64) -> Vec<u8> {
             2 => (base as u32 & 0xffff_f000).wrapping_add(j as u32 * 8),
             3 => (100.0f32 + (next(state) % 1000) as f32 / 8.0).to_bits(),
             4 => base as u32,
-            5 if j % 2 == 0 => 0,
+            5 if j.is_multiple_of(2) => 0,
             _ => next(state) as u32,
         }
     };

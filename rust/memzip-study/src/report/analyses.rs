@@ -56,7 +56,7 @@ struct Analyses {
     setting: String,
 }
 
-/// The `file` (an `analyze*.json` that bench.sh writes for a `none` run with a
+/// The `file` (an `analyze*.json` that `memzip bench run` writes for a `none` run with a
 /// trace) of each program's `none` run, in program order.
 fn analyzed_programs(rows: &[Row], file: &str) -> Result<Analyses, String> {
     let mut programs = Vec::new();
@@ -101,8 +101,9 @@ fn analysis_setting(json: &Value, codecs: &[CodecResult]) -> String {
     setting
 }
 
-/// The `analyze-<name>.json` file names of the `none` runs (bench.sh's
-/// SENS_ANALYSES: the compression side of the sensitivity sweeps), sorted.
+/// The `analyze-<name>.json` file names of the `none` runs (the sensitivity analyses of
+/// benchmarks/sweeps/analyses/sensitivity.json: the compression side of the
+/// sensitivity sweeps), sorted.
 fn sensitivity_files(rows: &[Row]) -> Vec<String> {
     let mut names: Vec<String> = rows
         .iter()
@@ -222,7 +223,7 @@ fn analyze_section(analyses: &Analyses) -> String {
 
 /// The compression side of the sensitivity sweeps: one effective- and one
 /// raw-CR table per `analyze-<name>.json` (MAG 16 / 64 B, E2MC's PDWs and
-/// MFV table sizes, MAG-aware BDI's bases: scripts/bench.sh SENS_ANALYSES).
+/// MFV table sizes, MAG-aware BDI's bases: benchmarks/sweeps/analyses/sensitivity.json).
 fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
     let files = sensitivity_files(rows);
     if files.is_empty() {
@@ -231,7 +232,7 @@ fn sensitivity_section(rows: &[Row]) -> Result<String, String> {
     let mut out = String::from(
         "\n## Sensitivity of the compression ratio (`memzip analyze` of the same blocks)\n\n\
          The `none` runs' stored blocks again, under the knobs of the sensitivity sweeps \
-         (`analyze-<name>.json`, scripts/bench.sh `SENS_ANALYSES`); their timing is the `sens-*` sweeps'.\n",
+         (`analyze-<name>.json`, benchmarks/sweeps/analyses/sensitivity.json); their timing is the `sens-*` sweeps'.\n",
     );
     for file in files {
         let analyses = analyzed_programs(rows, &file)?;

@@ -1,5 +1,5 @@
 //! `memzip report`: tables and figures from a directory of simulator runs
-//! (a `memzip sweep` result or any run directories written by sim-run.sh).
+//! (a `memzip sweep` result or any run directories `memzip run` wrote).
 //!
 //! Writes `summary.md`, `summary.csv` and SVG bar charts, the figures the
 //! papers draw: raw and effective compression ratio per program and codec

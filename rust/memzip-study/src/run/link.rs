@@ -18,7 +18,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{field, optional, read_json, u64_field, Medium, Run, RunEnergy, RunJson, RunRecord};
+use super::fields::{field, optional, read_json, u64_field};
+use super::model::{Medium, Run, RunEnergy};
+use super::record::RunRecord;
+use super::run_json::RunJson;
 
 /// The simulated clock of MGPUSim's R9 Nano platform.
 const CORE_HZ: f64 = 1e9;
@@ -38,7 +41,7 @@ fn number(value: &Value, key: &str, file: &Path) -> Result<f64, String> {
 
 /// Reads a multi-GPU run directory (see the module comment).
 pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, String> {
-    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources } = RunJson::read(dir)?;
+    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources, .. } = RunJson::read(dir)?;
     let stats_codec = match stats.get("codec").and_then(Value::as_str) {
         Some(codec) => codec.to_string(),
         None => codec.clone().ok_or_else(|| format!("{}: no `codec` here or in run.json", stats_path.display()))?,

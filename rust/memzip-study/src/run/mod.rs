@@ -9,7 +9,7 @@
 //!   line is the run's cycle count (gpgpu-sim prints the running total after
 //!   every kernel);
 //! - optionally `run.json`, `{"codec", "program", "wall_seconds",
-//!   "output_ok", ...}` from the runner script, every field optional; a run
+//!   "output_ok", ...}` ([`RunJson`], written by `memzip run`), every field optional; a run
 //!   committed without its large `sim.log` keeps its cycles there;
 //! - optionally `sweep.json` ([`RunRecord`]), when a sweep made it;
 //! - optionally the simulator's power model report ([`crate::power`]).
@@ -21,168 +21,29 @@
 //! Energy is `total.energy` (memzip's model: DRAM, codec and metadata cache,
 //! `memzip::mc::energy`), absent in stats of older builds; EDP is that energy
 //! times `cycles / total.energy.core_hz`. With the simulator's power model on
-//! (`scripts/sim-run.sh --power`) the run also has whole-GPU energy: the power
+//! (`memzip run --power`) the run also has whole-GPU energy: the power
 //! model's energy plus memzip's codec and metadata-cache energy ("GPU
 //! total").
 
+mod fields;
 mod link;
+mod model;
 mod record;
+mod run_json;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
 
+pub use model::{Medium, Run, RunEnergy};
 pub use record::{RunRecord, RECORD_FILE, TIMING_MODEL};
+pub use run_json::RunJson;
+
+use fields::{field, not_a_count, optional, ratio_field, read_json, u64_field};
 
 use crate::power::{self, GpuEnergy};
 use crate::sim_log::{kernel_cycles, last_total_cycles};
-
-/// What a run directory holds: its stats, its run.json, its sweep record
-/// and, with the power model on, whole-GPU energy.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Run {
-    pub dir: String,
-    /// From `run.json`; `None` groups the run with the others that have none.
-    pub program: Option<String>,
-    /// The label shown: `run.json`'s codec, else the stats' codec, then the
-    /// sweep's variant in brackets when its `sweep.json` names one
-    /// (`mag_bdi [mdc4k]`: runs of one codec with other controller options).
-    pub label: String,
-    /// The codec the simulator reports in `stats.json`.
-    pub stats_codec: String,
-    pub cycles: u64,
-    /// What the codec compresses: DRAM (gpgpu-sim) or the fabric between
-    /// GPUs (MGPUSim); it names what `dram_bytes` counts.
-    pub medium: Medium,
-    /// Kernel DRAM bytes, metadata traffic included; for a fabric run, the
-    /// bytes that crossed the fabric.
-    pub dram_bytes: u64,
-    pub raw_cr: Option<f64>,
-    pub effective_cr: Option<f64>,
-    pub mdc_hit_rate: Option<f64>,
-    /// DRAM data-bus busy cycles over DRAM cycles, averaged over channels
-    /// (the simulator's own counters; absent in stats of older builds).
-    pub dram_utilization: Option<f64>,
-    pub verify_checked: u64,
-    pub verify_failures: u64,
-    pub output_ok: Option<bool>,
-    pub wall_seconds: Option<f64>,
-    /// The timing model the run was simulated under, from its `sweep.json`
-    /// ([`TIMING_MODEL`]); `None` for a run made outside a sweep.
-    pub timing_model: Option<u32>,
-    /// The hash of the sources its simulator was built from (`run.json`'s
-    /// `simulator_sources`, scripts/lib.sh); `None` for runs before it was recorded.
-    pub simulator_sources: Option<String>,
-    /// Energy by component, when the stats carry it.
-    pub energy: Option<RunEnergy>,
-    /// Whole-GPU energy from the simulator's power model, when it was on.
-    pub gpu_power: Option<GpuEnergy>,
-    /// Blocks per stored size in bytes at the MAG, write-backs and copies
-    /// together (`total.{writes,memcpy}.mag_sizes`); empty in stats without it.
-    pub stored_sizes: BTreeMap<u64, u64>,
-}
-
-/// What a run's codec compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Medium {
-    #[default]
-    Dram,
-    /// The fabric between GPUs.
-    Fabric,
-}
-
-impl Medium {
-    /// The word tables use for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Medium::Dram => "DRAM",
-            Medium::Fabric => "fabric",
-        }
-    }
-}
-
-/// A run's energy (pJ) by component, from `total.energy` of `stats.json`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunEnergy {
-    pub total_pj: f64,
-    pub dram_pj: f64,
-    pub codec_pj: f64,
-    pub metadata_pj: f64,
-    /// Core clock (Hz) the cycles count; `None` when unknown.
-    pub core_hz: Option<f64>,
-}
-
-impl Run {
-    /// Energy-delay product in joule-seconds: total energy x simulated time.
-    pub fn edp_js(&self) -> Option<f64> {
-        let energy = self.energy?;
-        let hz = energy.core_hz.filter(|hz| *hz > 0.0)?;
-        Some(energy.total_pj * 1e-12 * self.cycles as f64 / hz)
-    }
-
-    /// Whole-GPU energy (pJ): the power model's, plus memzip's codec and
-    /// metadata-cache energy (not in the simulator's model; memzip's DRAM
-    /// energy is, as the power model counts the simulator's DRAM bursts).
-    pub fn gpu_total_pj(&self) -> Option<f64> {
-        let gpu = self.gpu_power.as_ref()?;
-        let memzip_pj = self.energy.map_or(0.0, |e| e.codec_pj + e.metadata_pj);
-        Some(gpu.gpu_pj + memzip_pj)
-    }
-
-    /// Whole-GPU energy-delay product in joule-seconds.
-    pub fn gpu_edp_js(&self) -> Option<f64> {
-        let hz = self.energy?.core_hz.filter(|hz| *hz > 0.0)?;
-        Some(self.gpu_total_pj()? * 1e-12 * self.cycles as f64 / hz)
-    }
-
-    /// Whether this is a `none` run (the baseline its program's others are
-    /// compared with).
-    pub fn is_baseline(&self) -> bool {
-        self.stats_codec == "none"
-    }
-}
-
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))
-}
-
-/// The value at a `.`-separated key path, or an error naming file and key.
-fn field<'a>(value: &'a Value, key: &str, file: &Path) -> Result<&'a Value, String> {
-    key.split('.')
-        .try_fold(value, |v, part| v.get(part))
-        .ok_or_else(|| format!("{}: missing field `{key}`", file.display()))
-}
-
-fn u64_field(value: &Value, key: &str, file: &Path) -> Result<u64, String> {
-    field(value, key, file)?.as_u64().ok_or_else(|| not_a_count(key, file))
-}
-
-fn not_a_count(key: &str, file: &Path) -> String {
-    format!("{}: field `{key}` is not a non-negative integer", file.display())
-}
-
-/// A ratio the stats write as a number or `null` (no data).
-fn ratio_field(value: &Value, key: &str, file: &Path) -> Result<Option<f64>, String> {
-    match field(value, key, file)? {
-        Value::Null => Ok(None),
-        v => v.as_f64().map(Some).ok_or_else(|| format!("{}: field `{key}` is not a number or null", file.display())),
-    }
-}
-
-fn optional<'a, T>(
-    value: &'a Value,
-    key: &str,
-    file: &Path,
-    convert: impl Fn(&'a Value) -> Option<T>,
-    expected: &str,
-) -> Result<Option<T>, String> {
-    match value.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => convert(v).map(Some).ok_or_else(|| format!("{}: field `{key}` is not {expected}", file.display())),
-    }
-}
 
 /// A value the simulator's log of a run gives: from `sim.log` when the run
 /// directory has it, else `run.json`'s `key` (scripts/collect-runs.sh keeps it
@@ -203,38 +64,6 @@ fn from_log_or_run_json<T>(
     from_json(&read_json(&run_path)?[key]).ok_or_else(|| {
         format!("{}: no sim.log next to it and no \"{key}\" ({what}) in {}", dir.display(), run_path.display())
     })
-}
-
-/// What the runner script's `run.json` says of a run; every field is
-/// optional, as is the file.
-#[derive(Default)]
-struct RunJson {
-    program: Option<String>,
-    codec: Option<String>,
-    output_ok: Option<bool>,
-    wall_seconds: Option<f64>,
-    simulator_sources: Option<String>,
-}
-
-impl RunJson {
-    fn read(dir: &Path) -> Result<Self, String> {
-        let path = dir.join("run.json");
-        if !path.exists() {
-            return Ok(Self::default());
-        }
-        let run = read_json(&path)?;
-        if !run.is_object() {
-            return Err(format!("{}: not a JSON object", path.display()));
-        }
-        let text = |v: &Value| v.as_str().map(str::to_string);
-        Ok(Self {
-            program: optional(&run, "program", &path, text, "a string")?,
-            codec: optional(&run, "codec", &path, text, "a string")?,
-            output_ok: optional(&run, "output_ok", &path, Value::as_bool, "true or false")?,
-            wall_seconds: optional(&run, "wall_seconds", &path, Value::as_f64, "a number")?,
-            simulator_sources: optional(&run, "simulator_sources", &path, text, "a string")?,
-        })
-    }
 }
 
 /// Reads one run directory.
@@ -268,7 +97,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = gpu_power(dir, energy.and_then(|e| e.core_hz))?;
 
-    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources } = RunJson::read(dir)?;
+    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources, .. } = RunJson::read(dir)?;
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
     if let Some(variant) = record.as_ref().and_then(|record| record.variant.as_ref()) {
@@ -360,9 +189,10 @@ fn gpu_power(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, Stri
 /// `memzip power`'s JSON of one run: the power model's energy by component,
 /// memzip's codec and metadata-cache energy added to it, and the EDP.
 pub fn power_summary(run: &Run) -> Result<serde_json::Value, String> {
-    let gpu = run.gpu_power.as_ref().ok_or_else(|| {
-        format!("{}: no power report (run with scripts/sim-run.sh --power or MEMZIP_POWER=1)", run.dir)
-    })?;
+    let gpu = run
+        .gpu_power
+        .as_ref()
+        .ok_or_else(|| format!("{}: no power report (run with memzip run --power or MEMZIP_POWER=1)", run.dir))?;
     let components: serde_json::Map<String, serde_json::Value> =
         gpu.components_pj.iter().map(|(label, pj)| (label.clone(), (*pj).into())).collect();
     Ok(serde_json::json!({

@@ -24,14 +24,16 @@ pub struct Runners {
 }
 
 impl Runners {
-    /// The repository's scripts: `scripts/sim-run.sh` and `scripts/bench.sh run`.
-    pub fn of_repo(repo: &Path) -> Self {
-        let script = |name: &str| repo.join("scripts").join(name).to_string_lossy().into_owned();
-        Runners {
-            program: vec!["bash".into(), script("sim-run.sh")],
-            benchmark: vec!["bash".into(), script("bench.sh"), "run".into()],
-            timeout: None,
-        }
+    /// `memzip run` for command lines and `memzip bench run` for benchmarks,
+    /// of the `memzip` at `exe`, in the checkout `repo`.
+    pub fn of_memzip(exe: &Path, repo: &Path) -> Self {
+        let command = |args: &[&str]| -> Vec<String> {
+            let mut command = vec!["env".to_string(), format!("MEMZIP_ROOT={}", repo.display())];
+            command.push(exe.to_string_lossy().into_owned());
+            command.extend(args.iter().map(|a| a.to_string()));
+            command
+        };
+        Runners { program: command(&["run"]), benchmark: command(&["bench", "run"]), timeout: None }
     }
 
     /// One command for both kinds (e.g. a test's fake runner).

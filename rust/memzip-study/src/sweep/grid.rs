@@ -145,7 +145,7 @@ fn entry_targets(entry: &Entry, repo: &Path) -> Result<Vec<(String, Target)>, St
         }
         (Some(benchmark), false) => Err(format!("entry '{benchmark}': give either argv or benchmark, not both")),
         (None, true) => Err(format!(
-            "entry '{}': give argv (a command line) or benchmark (see scripts/bench.sh list)",
+            "entry '{}': give argv (a command line) or benchmark (see memzip bench list)",
             entry.name.as_deref().unwrap_or("(unnamed)")
         )),
     }
@@ -192,7 +192,7 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<PlannedRun>, String> {
 
 /// Checks before launching what would make runs fail at once: every codec
 /// must build (memzip's registry) and every benchmark must have a manifest
-/// in `repo/benchmarks/` (the rule of `scripts/bench.sh`) with the preset.
+/// in `repo/benchmarks/` ([`crate::manifest`]) with the preset.
 pub fn validate(runs: &[PlannedRun], repo: &Path) -> Result<(), String> {
     for run in runs {
         let mut spec = CodecSpec::parse(&run.codec, Geometry::default())

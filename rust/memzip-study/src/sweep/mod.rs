@@ -14,9 +14,9 @@
 //! benchmark of `benchmarks/` at one or more presets (`name` defaults to the
 //! benchmark with `/` as `-`; run ids add the preset). Each run is handed to
 //! the runner as `--codec C --out DIR [--set LINE]... [--expect RE]`, then
-//! `-- ARGV...` for a command line (default runner `scripts/sim-run.sh`) or
+//! `-- ARGV...` for a command line (default runner `memzip run`) or
 //! `--benchmark NAME --preset P` for a benchmark (default runner
-//! `scripts/bench.sh run`, which builds, makes the input and checks the
+//! `memzip bench run`, which builds, makes the input and checks the
 //! output). A run is written into `OUT/.tmp-<id>` and renamed to `OUT/<id>`
 //! only when it succeeded, so a directory named after a run is always
 //! complete: a rerun skips those (resume after a kill loses nothing) and

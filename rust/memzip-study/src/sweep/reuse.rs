@@ -57,7 +57,7 @@ pub fn reuse(
 }
 
 /// Copies the directory `from` to `to` (new). Copies, not hard links: a later
-/// write into a file of either run (`bench.sh analyze`, a new record) must
+/// write into a file of either run (`memzip bench analyze`, a new record) must
 /// not change the other.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
     fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;

@@ -1,0 +1,153 @@
+//! `run.json`: what a run was (codec, program, simulator build) and how it
+//! went (exit status, cycles, times, DRAM utilisation, whether its output was
+//! right). `memzip run` writes it ([`crate::simulate`]); `memzip table`,
+//! `report` and `power` read it. Every field is optional on reading: runs
+//! made by older versions lack some, and a run directory may have no
+//! `run.json` at all. Fields other tools add (scripts/collect-runs.sh's
+//! `kernel_cycles` of a committed power run, memzip-mgpu's `gpus`, `fabric`,
+//! ...) are theirs: this type neither reads nor drops them.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::fields::{optional, read_json};
+use crate::files::write_atomically;
+
+/// The file's name in a run directory.
+pub const RUN_JSON: &str = "run.json";
+
+/// The fields of `run.json`, in the order they are written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunJson {
+    /// The codec spec the run was made with (`-memzip_codec`).
+    pub codec: Option<String>,
+    /// What `memzip table` groups runs by: a benchmark and preset
+    /// (`rodinia/bfs tiny`), or the program and its arguments.
+    pub program: Option<String>,
+    /// The simulator build's tag (`dev-6b244a5`, `v3.2.1`).
+    pub simulator: Option<String>,
+    /// A hash of the sources the simulator was built from (scripts/lib.sh,
+    /// `gpgpusim_sources_key`): runs with the same value ran the same
+    /// simulator and codecs.
+    pub simulator_sources: Option<String>,
+    /// The program's exit status under the simulator.
+    pub exit_status: Option<i32>,
+    /// The last `gpu_tot_sim_cycle` of `sim.log`: a committed run keeps its
+    /// cycles without its large log.
+    pub cycles: Option<u64>,
+    /// Wall-clock and CPU time (user + system) of the simulation.
+    pub wall_seconds: Option<f64>,
+    pub cpu_seconds: Option<f64>,
+    /// DRAM data-bus busy cycles over DRAM cycles, averaged over channels
+    /// (`total.dram_bandwidth_utilization` of `stats.json`).
+    pub dram_bandwidth_utilization: Option<f64>,
+    /// Exit status 0, the expected output seen and, for a benchmark, its
+    /// output check passed.
+    pub output_ok: Option<bool>,
+}
+
+impl RunJson {
+    /// The `run.json` of the run in `dir`, or every field `None` without one.
+    /// A field of the wrong type is an error naming file and field.
+    pub fn read(dir: &Path) -> Result<Self, String> {
+        let path = dir.join(RUN_JSON);
+        if !path.exists() {
+            return Ok(Self::default());
+        }
+        let run = read_json(&path)?;
+        if !run.is_object() {
+            return Err(format!("{}: not a JSON object", path.display()));
+        }
+        let text = |v: &Value| v.as_str().map(str::to_string);
+        let exit_status = |v: &Value| v.as_i64().and_then(|n| i32::try_from(n).ok());
+        Ok(Self {
+            codec: optional(&run, "codec", &path, text, "a string")?,
+            program: optional(&run, "program", &path, text, "a string")?,
+            simulator: optional(&run, "simulator", &path, text, "a string")?,
+            simulator_sources: optional(&run, "simulator_sources", &path, text, "a string")?,
+            exit_status: optional(&run, "exit_status", &path, exit_status, "an exit status")?,
+            cycles: optional(&run, "cycles", &path, Value::as_u64, "a non-negative integer")?,
+            wall_seconds: optional(&run, "wall_seconds", &path, Value::as_f64, "a number")?,
+            cpu_seconds: optional(&run, "cpu_seconds", &path, Value::as_f64, "a number")?,
+            dram_bandwidth_utilization: optional(&run, "dram_bandwidth_utilization", &path, Value::as_f64, "a number")?,
+            output_ok: optional(&run, "output_ok", &path, Value::as_bool, "true or false")?,
+        })
+    }
+
+    /// Writes `dir/run.json` (through a temporary file: a reader never sees
+    /// half of one).
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| format!("{RUN_JSON}: {e}"))?;
+        write_atomically(&dir.join(RUN_JSON), (text + "\n").as_bytes())
+    }
+
+    /// Records in `dir/run.json` that the run's output is wrong (a benchmark's
+    /// output check failed after the simulation), keeping every other field
+    /// as it is, fields of other tools included.
+    pub fn mark_output_wrong(dir: &Path) -> Result<(), String> {
+        let path = dir.join(RUN_JSON);
+        let mut run = read_json(&path)?;
+        let object = run.as_object_mut().ok_or_else(|| format!("{}: not a JSON object", path.display()))?;
+        object.insert("output_ok".into(), Value::Bool(false));
+        let text = serde_json::to_string_pretty(&run).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_atomically(&path, (text + "\n").as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("memzip-run-json-{name}-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn writes_every_field_and_reads_it_back() {
+        let dir = temp_dir("round-trip");
+        let run = RunJson {
+            codec: Some("mag_bdi".into()),
+            program: Some("rodinia/bfs tiny".into()),
+            simulator: Some("dev-6b244a5".into()),
+            simulator_sources: Some("548355b13d250e34".into()),
+            exit_status: Some(0),
+            cycles: Some(1727821),
+            wall_seconds: Some(406.66),
+            cpu_seconds: Some(404.89),
+            dram_bandwidth_utilization: Some(0.35008994987591235),
+            output_ok: Some(true),
+        };
+        run.write(&dir).unwrap();
+        let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"codec\": \"mag_bdi\",\n  \"program\": \"rodinia/bfs tiny\",\n  \"simulator\": \"dev-6b244a5\",\n  \
+             \"simulator_sources\": \"548355b13d250e34\",\n  \"exit_status\": 0,\n  \"cycles\": 1727821,\n  \
+             \"wall_seconds\": 406.66,\n  \"cpu_seconds\": 404.89,\n  \"dram_bandwidth_utilization\": 0.35008994987591235,\n  \
+             \"output_ok\": true\n}\n",
+            "the layout scripts/sim-run.sh wrote"
+        );
+        assert_eq!(RunJson::read(&dir).unwrap(), run);
+        RunJson::mark_output_wrong(&dir).unwrap();
+        assert_eq!(RunJson::read(&dir).unwrap(), RunJson { output_ok: Some(false), ..run });
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_without_cycles_writes_null_and_a_field_of_the_wrong_type_is_named() {
+        let dir = temp_dir("null");
+        RunJson { codec: Some("none".into()), ..RunJson::default() }.write(&dir).unwrap();
+        let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
+        assert!(text.contains("\"cycles\": null"), "{text}");
+        fs::write(dir.join(RUN_JSON), "{\"exit_status\": \"0\"}").unwrap();
+        let err = RunJson::read(&dir).unwrap_err();
+        assert!(err.ends_with("run.json: field `exit_status` is not an exit status"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

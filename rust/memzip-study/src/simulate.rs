@@ -1,0 +1,202 @@
+//! `memzip run`: one program under the memzip-patched gpgpu-sim with one
+//! codec, and its record. `scripts/sim-run.sh` prepares the run directory
+//! and runs the simulator (the shell knows the simulator's build and
+//! environment); this module decides whether the run's output is right and
+//! writes `run.json` ([`RunJson`]).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::run::RunJson;
+use crate::sim_log::last_cycle_count;
+
+/// One simulation to run.
+#[derive(Debug, Clone, Default)]
+pub struct SimulateOptions {
+    /// The `-memzip_codec` value.
+    pub codec: String,
+    /// The run directory (emptied first).
+    pub out: PathBuf,
+    /// Simulator config directory (default: the GTX580-MAG32 config of the version).
+    pub config: Option<PathBuf>,
+    /// More simulator option lines (`-memzip_verify 1`).
+    pub sets: Vec<String>,
+    /// A regex (`grep -E`) the program's output must match to count as right,
+    /// on top of exit status 0.
+    pub expect: Option<String>,
+    /// The run's program in `run.json`, which `memzip table` groups runs by
+    /// (default: the program's name and arguments).
+    pub label: Option<String>,
+    /// Simulator version (default: `MEMZIP_GPGPUSIM_VERSION`, else dev).
+    pub version: Option<String>,
+    /// The simulator's own power model.
+    pub power: bool,
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+}
+
+/// What `scripts/sim-run.sh` reports of a simulation (its stdout).
+#[derive(Debug, Default)]
+struct Facts {
+    out: Option<PathBuf>,
+    program: Option<String>,
+    simulator: Option<String>,
+    simulator_sources: Option<String>,
+    exit_status: Option<i32>,
+    wall_seconds: Option<f64>,
+    cpu_seconds: Option<f64>,
+}
+
+impl Facts {
+    fn parse(text: &str) -> Self {
+        let mut facts = Facts::default();
+        for (key, value) in text.lines().filter_map(|line| line.split_once('=')) {
+            let value = value.to_string();
+            match key {
+                "out" => facts.out = Some(PathBuf::from(value)),
+                "program" => facts.program = Some(value),
+                "simulator" => facts.simulator = Some(value),
+                "simulator_sources" => facts.simulator_sources = Some(value),
+                "exit_status" => facts.exit_status = value.parse().ok(),
+                "wall_seconds" => facts.wall_seconds = value.parse().ok(),
+                "cpu_seconds" => facts.cpu_seconds = value.parse().ok(),
+                _ => {}
+            }
+        }
+        facts
+    }
+}
+
+/// The run's program as `run.json` names it by default: the program's file
+/// name and its arguments, as sim-run.sh always named it.
+fn default_label(program: &str, args: &[String]) -> String {
+    let name = Path::new(program).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    format!("{name} {}", args.join(" "))
+}
+
+/// Whether `log` has a line matching the extended regex `pattern`, as
+/// `grep -E` decides (the manifests' and specs' EXPECT are grep patterns).
+fn log_matches(log: &Path, pattern: &str) -> Result<bool, String> {
+    let status = Command::new("grep")
+        .arg("-Eq")
+        .arg("-e")
+        .arg(pattern)
+        .arg(log)
+        .status()
+        .map_err(|e| format!("cannot run grep: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => Err(format!("--expect '{pattern}': grep -E cannot use it on {}", log.display())),
+    }
+}
+
+/// `total.dram_bandwidth_utilization` of the run's `stats.json`; `None`
+/// without one (an unpatched simulator writes none) or without the field.
+fn dram_utilization(out: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(out.join("stats.json")).ok()?;
+    let stats: Value = serde_json::from_str(&text).ok()?;
+    stats["total"]["dram_bandwidth_utilization"].as_f64()
+}
+
+/// The lines that say why a run failed: the simulator's memzip errors, else
+/// the end of its log.
+pub fn failure_lines(log: &Path) -> Vec<String> {
+    let text = std::fs::read(log).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let errors: Vec<String> = text.lines().filter(|l| l.contains("memzip: ERROR")).take(3).map(String::from).collect();
+    if !errors.is_empty() {
+        return errors;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].iter().map(|l| l.to_string()).collect()
+}
+
+/// Runs the simulation and writes its `run.json`; the record, whose
+/// `output_ok` says whether the program exited 0 (and matched `expect`).
+/// An error when the run could not be prepared (sim-run.sh said why on
+/// stderr) or its record not written.
+pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, String> {
+    let script = repo.join("scripts/sim-run.sh");
+    let mut command = Command::new("bash");
+    command.arg(&script).arg("--codec").arg(&options.codec).arg("--out").arg(&options.out);
+    if let Some(config) = &options.config {
+        command.arg("--config").arg(config);
+    }
+    for line in &options.sets {
+        command.arg("--set").arg(line);
+    }
+    if let Some(version) = &options.version {
+        command.arg("--version").arg(version);
+    }
+    if options.power {
+        command.arg("--power");
+    }
+    command.arg("--").args(&options.argv).stdin(Stdio::null()).stderr(Stdio::inherit());
+    let output = command.output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if !output.status.success() {
+        return Err(format!("{} could not run the simulation ({})", script.display(), output.status));
+    }
+    let facts = Facts::parse(&String::from_utf8_lossy(&output.stdout));
+    let out = facts.out.clone().ok_or_else(|| format!("{} did not say where the run is", script.display()))?;
+    let log = out.join("sim.log");
+    let exit_status = facts.exit_status.ok_or_else(|| format!("{} did not report an exit status", script.display()))?;
+    let expected = match &options.expect {
+        Some(pattern) => log_matches(&log, pattern)?,
+        None => true,
+    };
+    let program = facts.program.as_deref().unwrap_or_default();
+    let args = options.argv.get(1..).unwrap_or_default();
+    let record = RunJson {
+        codec: Some(options.codec.clone()),
+        program: Some(options.label.clone().unwrap_or_else(|| default_label(program, args))),
+        simulator: facts.simulator,
+        simulator_sources: facts.simulator_sources,
+        exit_status: Some(exit_status),
+        cycles: last_cycle_count(&log),
+        wall_seconds: facts.wall_seconds,
+        cpu_seconds: facts.cpu_seconds,
+        dram_bandwidth_utilization: dram_utilization(&out),
+        output_ok: Some(exit_status == 0 && expected),
+    };
+    record.write(&out)?;
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_sim_run_prints() {
+        let facts = Facts::parse(
+            "out=/r/x\nprogram=/bin/patterns\nsimulator=dev-6b244a5\nsimulator_sources=ab12\nexit_status=3\n\
+             wall_seconds=9.00\ncpu_seconds=null\n",
+        );
+        assert_eq!(facts.out, Some(PathBuf::from("/r/x")));
+        assert_eq!((facts.exit_status, facts.wall_seconds, facts.cpu_seconds), (Some(3), Some(9.0), None));
+        assert_eq!(facts.simulator_sources.as_deref(), Some("ab12"));
+    }
+
+    #[test]
+    fn the_default_label_is_the_program_and_its_arguments() {
+        let args = ["ints".to_string(), "1024".to_string()];
+        assert_eq!(default_label("/cache/demo/bin/patterns", &args), "patterns ints 1024");
+        assert_eq!(default_label("/bin/true", &[]), "true ", "as sim-run.sh's \"$(basename ...) $*\"");
+    }
+
+    #[test]
+    fn expect_is_a_grep_pattern_and_failures_show_memzip_errors() {
+        let dir = std::env::temp_dir().join(format!("memzip-simulate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("sim.log");
+        std::fs::write(&log, "x\nFinished processing 12 matches\nGPGPU-Sim memzip: ERROR boom\n").unwrap();
+        assert!(log_matches(&log, "Finished processing [0-9]+ matches").unwrap());
+        assert!(!log_matches(&log, "^PASS").unwrap());
+        assert_eq!(failure_lines(&log), ["GPGPU-Sim memzip: ERROR boom"]);
+        std::fs::write(&log, (1..=20).map(|i| format!("line {i}\n")).collect::<String>()).unwrap();
+        assert_eq!(failure_lines(&log).len(), 15);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
