@@ -250,7 +250,7 @@ struct AnalyzeArgs {
     mag_bytes: usize,
     /// Latencies where a codec spec sets none (they steer adaptive's choices): `memzip` (each
     /// codec's own) or `paper004` (the multi-GPU paper's Table III, as memzip-mgpu uses).
-    #[arg(long, default_value = "memzip", value_parser = parse_costs)]
+    #[arg(long, default_value = "memzip", value_parser = |s: &str| s.parse::<CostProfile>())]
     costs: CostProfile,
     /// Also analyse blocks read from DRAM (default: write-backs and host-to-device copies,
     /// the blocks DRAM stores); for a multi-GPU payload trace, the data-ready payloads.
@@ -637,15 +637,6 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
             }
             Ok(())
         }
-    }
-}
-
-/// `--costs` (clap value parser).
-fn parse_costs(text: &str) -> Result<CostProfile, String> {
-    match text {
-        "memzip" => Ok(CostProfile::CodecDefaults),
-        "paper004" => Ok(CostProfile::Paper004),
-        _ => Err(format!("'{text}': expected memzip or paper004")),
     }
 }
 

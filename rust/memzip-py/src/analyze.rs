@@ -11,12 +11,12 @@
 use std::fs::File;
 use std::path::PathBuf;
 
+use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::registry::build;
-use memzip::codec::spec::CodecSpec;
 use memzip::trace::TraceReader;
-use memzip::Geometry;
 use memzip_study::analyze::{
-    self, split_codec_list, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS, DEFAULT_SAMPLE_BLOCKS,
+    self, resolved_spec, split_codec_list, trace_geometry, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS,
+    DEFAULT_SAMPLE_BLOCKS,
 };
 use memzip_study::shannon::{ShannonRun, DEFAULT_MAX_DISTINCT};
 use pyo3::prelude::*;
@@ -36,13 +36,12 @@ fn check_trace(path: &PathBuf, options: &AnalyzeOptions) -> PyResult<()> {
     let file = File::open(path).map_err(|e| os_error(&e, format!("{}: cannot open trace: {e}", path.display())))?;
     let reader = TraceReader::new(file).map_err(|e| trace_failure(path, e))?;
     let block_bytes = reader.block_bytes();
-    let geometry = Geometry::new(block_bytes, options.mag_bytes).map_err(|e| {
-        value_error(format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes))
-    })?;
+    let geometry = trace_geometry(path, block_bytes, options.mag_bytes).map_err(value_error)?;
     for spec in &options.codecs {
         // Knobs and names are checked without the offline table; the table
         // itself was checked when it was loaded.
-        CodecSpec::parse(spec, geometry).and_then(|parsed| build(&parsed)).map_err(value_error)?;
+        let resolved = resolved_spec(spec, geometry, options.costs).map_err(value_error)?;
+        build(&resolved).map_err(value_error)?;
     }
     Ok(())
 }
@@ -52,7 +51,7 @@ fn check_trace(path: &PathBuf, options: &AnalyzeOptions) -> PyResult<()> {
 #[pyo3(signature = (
     paths, codecs=None, mag_bytes=32, include_reads=false, sample_blocks=DEFAULT_SAMPLE_BLOCKS,
     e2mc_table=None, verify=false, shannon_bits=Vec::new(), shannon_max_distinct=DEFAULT_MAX_DISTINCT,
-    chunk_blocks=DEFAULT_CHUNK_BLOCKS, e2mc_offline=false
+    chunk_blocks=DEFAULT_CHUNK_BLOCKS, e2mc_offline=false, costs="memzip"
 ))]
 #[allow(clippy::too_many_arguments)]
 fn analyze_json(
@@ -68,6 +67,7 @@ fn analyze_json(
     shannon_max_distinct: usize,
     chunk_blocks: usize,
     e2mc_offline: bool,
+    costs: &str,
 ) -> PyResult<String> {
     guard(|| {
         // As the CLI: no list means every codec; a list entry may hold
@@ -78,6 +78,7 @@ fn analyze_json(
         };
         let mut options = AnalyzeOptions::new(codecs);
         options.mag_bytes = mag_bytes;
+        options.costs = costs.parse::<CostProfile>().map_err(value_error)?;
         options.include_reads = include_reads;
         options.sample_blocks = sample_blocks;
         options.verify = verify;

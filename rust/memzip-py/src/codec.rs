@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
+use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::registry;
 use memzip::codec::spec::CodecSpec;
 use memzip::{Codec, CompressedBlock, Geometry};
@@ -208,11 +209,20 @@ fn block_bytes_of(block: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
 #[pymethods]
 impl PyCodec {
     #[new]
-    #[pyo3(signature = (spec, block_bytes=128, mag_bytes=32, e2mc_table=None))]
-    fn new(spec: &str, block_bytes: usize, mag_bytes: usize, e2mc_table: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (spec, block_bytes=128, mag_bytes=32, e2mc_table=None, costs="memzip"))]
+    fn new(
+        spec: &str,
+        block_bytes: usize,
+        mag_bytes: usize,
+        e2mc_table: Option<PathBuf>,
+        costs: &str,
+    ) -> PyResult<Self> {
         guard(|| {
-            let geometry = Geometry::new(block_bytes, mag_bytes).map_err(value_error)?;
-            let mut parsed = CodecSpec::parse(spec, geometry).map_err(value_error)?;
+            // Any power of two up to the block: the MAG for DRAM, 1 for a link.
+            let geometry = Geometry::with_granule(block_bytes, mag_bytes).map_err(value_error)?;
+            let profile = costs.parse::<CostProfile>().map_err(value_error)?;
+            let parsed = CodecSpec::parse(spec, geometry).map_err(value_error)?;
+            let mut parsed = profile.apply(&parsed).map_err(value_error)?;
             if let Some(path) = &e2mc_table {
                 let table = load_table(path)?;
                 if parsed.name != table.codec_name() {

@@ -149,7 +149,7 @@ def test_bad_specs_raise_value_error_with_the_cli_message(cli, trace_path):
 def test_bad_geometry_and_block_size_raise_value_error():
     with pytest.raises(ValueError, match="invalid block_bytes '100'"):
         memzip.Codec("bdi", block_bytes=100)
-    with pytest.raises(ValueError, match="invalid mag_bytes '64'"):
+    with pytest.raises(ValueError, match="invalid granule_bytes '64'"):
         memzip.Codec("bdi", block_bytes=32, mag_bytes=64)
     codec = memzip.Codec("bdi")
     with pytest.raises(ValueError, match="block has 64 bytes, codec is configured for 128-byte blocks"):
@@ -241,3 +241,19 @@ def test_sizes_releases_the_gil():
     start, end = span["start"], span["end"]
     middle = [t for t in ticks if start + 0.1 * (end - start) < t < end - 0.1 * (end - start)]
     assert len(middle) >= 10, f"{len(middle)} Python steps during {end - start:.3f} s of sizes()"
+
+
+def test_link_codecs_round_to_bytes_with_the_papers_costs():
+    """A link codec (memzip-mgpu's payloads): 64-byte blocks, 1-byte granule, Table III costs."""
+    block = bytes(range(16)) * 4
+    link = memzip.Codec("fpc", block_bytes=64, mag_bytes=1, costs="paper004")
+    dram = memzip.Codec("fpc", block_bytes=64, mag_bytes=16)
+    assert "variant=paper004" in link.spec or link.spec == "fpc"
+    small = link.compress(block)
+    assert small.mag_bytes == (small.compressed_bits + 7) // 8
+    assert dram.compress(block).mag_bytes % 16 == 0
+    assert link.decompress(small) == block
+    with pytest.raises(ValueError, match="costs 'cheap'"):
+        memzip.Codec("fpc", block_bytes=64, mag_bytes=1, costs="cheap")
+    with pytest.raises(ValueError, match="granule_bytes '3'"):
+        memzip.Codec("fpc", block_bytes=64, mag_bytes=3)

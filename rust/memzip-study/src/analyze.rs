@@ -259,8 +259,7 @@ impl CodecRun {
         options: &AnalyzeOptions,
         tables: &[OfflineTable],
     ) -> Result<Self, String> {
-        let parsed = CodecSpec::parse(spec_text, geometry).map_err(|e| e.to_string())?;
-        let mut spec = options.costs.apply(&parsed).map_err(|e| e.to_string())?;
+        let mut spec = resolved_spec(spec_text, geometry, options.costs)?;
         // An offline table replaces online sampling for the codec of its
         // symbol length, unless the spec chose a sampling mode itself.
         let offline_table = match tables.iter().find(|t| spec.name == t.codec_name()) {
@@ -401,12 +400,24 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
 }
 
 /// Analyses one trace with fresh codec instances.
+/// The geometry a trace of `block_bytes` blocks is analysed at, or the error
+/// naming the trace and the granule.
+pub fn trace_geometry(path: &Path, block_bytes: usize, mag_bytes: usize) -> Result<Geometry, String> {
+    Geometry::with_granule(block_bytes, mag_bytes)
+        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {mag_bytes}: {e}", path.display()))
+}
+
+/// The spec a codec of the analysis runs: `text` with the cost profile's
+/// latencies wherever it sets none.
+pub fn resolved_spec(text: &str, geometry: Geometry, costs: CostProfile) -> Result<CodecSpec, String> {
+    let parsed = CodecSpec::parse(text, geometry).map_err(|e| e.to_string())?;
+    costs.apply(&parsed).map_err(|e| e.to_string())
+}
+
 pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
     let reader = open_trace(path)?;
     let block_bytes = reader.block_bytes();
-    let geometry = Geometry::with_granule(block_bytes, options.mag_bytes).map_err(|e| {
-        format!("{}: trace of {block_bytes}-byte blocks at MAG {}: {e}", path.display(), options.mag_bytes)
-    })?;
+    let geometry = trace_geometry(path, block_bytes, options.mag_bytes)?;
     let tables = offline_tables(path, options)?;
     let mut tasks = Vec::new();
     for spec in &options.codecs {

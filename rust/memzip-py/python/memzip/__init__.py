@@ -107,6 +107,7 @@ def analyze_report(
     shannon_bits: Sequence[int] = (),
     chunk_blocks: int = 4096,
     e2mc_offline: bool = False,
+    costs: str = "memzip",
 ) -> dict:
     """``memzip analyze --json`` as a dict: the options and, under
     ``"traces"``, one entry per trace (records by kind, per-codec results,
@@ -124,6 +125,7 @@ def analyze_report(
         list(shannon_bits),
         chunk_blocks=chunk_blocks,
         e2mc_offline=e2mc_offline,
+        costs=costs,
     )
     return json.loads(text)
 
@@ -138,6 +140,7 @@ def analyze(
     e2mc_table: Optional[PathLike] = None,
     verify: bool = False,
     e2mc_offline: bool = False,
+    costs: str = "memzip",
     as_frame: bool = True,
 ) -> Any:
     """Every codec evaluated offline on the blocks of traces: ``memzip
@@ -149,7 +152,10 @@ def analyze(
     ``sample_blocks`` blocks unless ``e2mc_table`` (a ``memzip e2mc-profile``
     table) is given or ``e2mc_offline`` (each E2MC codec starts from a table
     profiled from the trace itself, paper 000 Fig. 9a); ``verify``
-    decompresses every block.
+    decompresses every block. ``mag_bytes`` may be any power of two down to 1
+    (a link: memzip-mgpu's payload traces, with ``include_reads``);
+    ``costs="paper004"`` applies the multi-GPU paper's Table III, as
+    ``--costs``.
 
     Columns: ``trace, block_bytes, mag, records_read, records_write,
     records_memcpy`` then the CLI's per-codec fields (``codec, blocks,
@@ -169,6 +175,7 @@ def analyze(
         e2mc_table=e2mc_table,
         verify=verify,
         e2mc_offline=e2mc_offline,
+        costs=costs,
     )
     rows = []
     for trace in report["traces"]:

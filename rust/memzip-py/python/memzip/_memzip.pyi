@@ -58,10 +58,19 @@ class Sizes:
     def __len__(self) -> int: ...
 
 class Codec:
-    """A memzip codec built from a ``-memzip_codec`` spec string."""
+    """A memzip codec built from a ``-memzip_codec`` spec string.
+
+    ``mag_bytes`` is the unit sizes round to: the MAG for DRAM (16, 32, 64), any power of two down
+    to 1 for a link. ``costs="paper004"`` gives latencies the spec leaves unset the multi-GPU
+    paper's Table III figures (and FPC its prefix table), as memzip-mgpu does."""
 
     def __init__(
-        self, spec: str, block_bytes: int = 128, mag_bytes: int = 32, e2mc_table: Optional[_Path] = None
+        self,
+        spec: str,
+        block_bytes: int = 128,
+        mag_bytes: int = 32,
+        e2mc_table: Optional[_Path] = None,
+        costs: str = "memzip",
     ) -> None: ...
     @property
     def name(self) -> str: ...
@@ -132,5 +141,6 @@ def analyze_json(
     shannon_max_distinct: int = ...,
     chunk_blocks: int = ...,
     e2mc_offline: bool = False,
+    costs: str = "memzip",
 ) -> str: ...
 def load_run_rows(paths: Sequence[str]) -> List[dict]: ...

@@ -31,6 +31,19 @@ pub enum CostProfile {
     Paper004,
 }
 
+impl std::str::FromStr for CostProfile {
+    type Err = ConfigError;
+
+    /// The names tools take: `memzip` (each codec's own) and `paper004`.
+    fn from_str(text: &str) -> Result<Self, ConfigError> {
+        match text {
+            "memzip" => Ok(CostProfile::CodecDefaults),
+            "paper004" => Ok(CostProfile::Paper004),
+            other => Err(ConfigError::new("costs", other, "memzip or paper004")),
+        }
+    }
+}
+
 /// Table III's latencies, by registry name.
 pub const PAPER004_LATENCIES: [(&str, Latency); 3] =
     [("fpc", Latency::new(3, 5)), ("bdi", Latency::new(2, 1)), ("cpack_z", Latency::new(16, 9))];
