@@ -10,7 +10,10 @@
 # ("-verify", "-fabric pcie", "-trace payloads.mztrace": a relative trace path
 # lands in the run directory). The run directory gets run.json, stats.json and
 # mgpu.log (memzip-mgpu's output); the default is
-# $MEMZIP_CACHE/benchmarks/results/mgpusim-NAME-P-C.
+# $MEMZIP_CACHE/benchmarks/results/mgpusim-NAME-P-C. A run with a trace also
+# gets analyze.json and analyze.txt: memzip analyze of the payloads as the
+# fabric carries them (data-ready and write payloads, whole bytes, the paper's
+# costs) under the paper's algorithms (Table V of the multi-GPU paper).
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -50,3 +53,18 @@ if ! (cd "$OUT" && "$bin" -benchmark "$name" -size "${!size_var}" -codec "$codec
 fi
 log "$(grep -m 1 "kernel cycles" "$OUT/mgpu.log")"
 log "mgpusim/$name $preset $codec: output correct"
+
+trace=""
+for ((i = 0; i + 1 < ${#flags[@]}; i++)); do
+    [[ "${flags[i]}" == -trace ]] && trace=${flags[i + 1]}
+done
+if [[ -n "$trace" ]]; then
+    step "memzip analyze of the payload trace"
+    (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli) >&2 || die "cargo build -p memzip-cli failed"
+    cli="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
+    [[ "$cli" == /* ]] || cli="$MEMZIP_ROOT/$cli"
+    # From inside the run directory, so the files name the trace relative to it.
+    (cd "$OUT" && "$cli" analyze "$trace" --include-reads --mag-bytes 1 --costs paper004 \
+        --codecs "bdi,fpc,cpack_z,adaptive:lambda=0,adaptive:lambda=6,adaptive:lambda=32" \
+        --json analyze.json >analyze.txt) || die "memzip analyze of $trace failed"
+fi

@@ -43,6 +43,26 @@ export MEMZIP_CLI="$target_dir/debug/memzip"
 cd "$work"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/rust/memzip-py/tests"
 "$venv/bin/python" "$root/benchmarks/plot_runs.py" -o speedup_vs_cr.png
+# transfers.py (the multi-GPU paper's Fig. 1) on the fixture payload trace
+# (SimpleConvolution of a constant image): 500 rows, entropies in [0, 0.75]
+# (64 bytes hold at most 64 values), BDI's sizes those of the codec.
+"$venv/bin/python" "$root/benchmarks/mgpusim/transfers.py" "$root/rust/memzip-study/tests/fixtures/mgpu/sc-payloads.mztrace" \
+    --first 500 --csv transfers.csv --png transfers.png 2>/dev/null
+TRACE="$root/rust/memzip-study/tests/fixtures/mgpu/sc-payloads.mztrace" "$venv/bin/python" - <<'PY'
+import csv
+import os
+
+import memzip
+
+rows = list(csv.DictReader(open("transfers.csv")))
+assert len(rows) == 500, len(rows)
+assert all(0 <= float(r["entropy"]) <= 0.75 for r in rows)
+blocks = memzip.read_trace(os.environ["TRACE"]).data[:500]
+bdi = memzip.Codec("bdi", block_bytes=64, mag_bytes=1, costs="paper004")
+assert [int(r["bdi_bytes"]) for r in rows] == [(bdi.compress(b.tobytes()).compressed_bits + 7) // 8 for b in blocks]
+assert sum(int(r["bdi_bytes"]) for r in rows) < sum(int(r["cpack_z_bytes"]) for r in rows), "BDI fits a constant image best"
+PY
+echo "transfers.py: the first 500 payloads of the fixture trace, sizes and entropies"
 # compare_results.py of the CLI's fixture runs against themselves: every
 # program with its none run, each pair equal (vecadd: bdi 1.25x, fpc 0.8x).
 fixtures="$root/rust/memzip-cli/tests/fixtures/runs"
