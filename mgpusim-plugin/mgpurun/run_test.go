@@ -111,3 +111,16 @@ func TestMultiKernelProgramsSeeEarlierKernelsWrites(t *testing.T) {
 		t.Errorf("%d kernel launches, want one per pass", res.KernelLaunches)
 	}
 }
+
+// On MGPUSim's own PCIe fabric the compressed size is what the links charge
+// (Akita turns TrafficBytes into flits): BDI's 7.8x smaller payloads of a
+// constant image shorten the kernel there too.
+func TestPCIeChargesTheCompressedSize(t *testing.T) {
+	plat := platform.PaperConfig()
+	plat.Fabric = platform.FabricPCIe
+	none := run(t, "simpleconvolution", "width=62,height=62", plat, linkcompress.PaperConfig("none"))
+	bdi := run(t, "simpleconvolution", "width=62,height=62", plat, linkcompress.PaperConfig("bdi"))
+	if bdi.Cycles >= none.Cycles {
+		t.Errorf("bdi %d kernel cycles on PCIe, none %d", bdi.Cycles, none.Cycles)
+	}
+}
