@@ -11,7 +11,9 @@ Each argument is a run directory or a directory of them (a `memzip sweep`
 result), loaded with memzip.load_runs. Programs are matched by name without
 the simulator suffix (`rodinia/bfs study @v3.2.1` is `rodinia/bfs study`);
 only programs with a `none` run in both appear. Prints two Markdown tables:
-cycles, DRAM utilisation and speedup per codec; then effective CR per codec.
+cycles, DRAM utilisation and speedup per codec, each speedup with the most
+the DRAM model allows it in brackets (`memzip table`'s bound: the smaller of
+the bus and the activation bound); then effective CR per codec.
 A cell is `A / B`; `-` where a set has no such run. Each table ends with
 two geometric-mean rows per codec, over the programs with that codec's run
 in both sets (so both sides average the same programs; a count in brackets
@@ -43,6 +45,16 @@ def cell(a, b, key, fmt):
     """`A / B` of one column; `-` for a missing run or value."""
     values = [format(row[key], fmt) if row and row.get(key) is not None else "-" for row in (a, b)]
     return " / ".join(values)
+
+
+def speedup_cell(a, b):
+    """`A (bound) / B (bound)`: each set's speedup and its DRAM bound."""
+    def one(row):
+        if not row or row.get("speedup") is None:
+            return "-"
+        bound = row.get("bound")
+        return f"{row['speedup']:.3f}" + (f" ({bound:.3f})" if bound is not None else "")
+    return f"{one(a)} / {one(b)}"
 
 
 def geomean_cell(pairs, key, programs):
@@ -94,7 +106,7 @@ def markdown(first, second, names, memory_bound_util):
     for p in programs:
         a, b = first[p], second[p]
         cycles = " / ".join(f"{t['none']['cycles']:,}" for t in (a, b))
-        speedups = [cell(a.get(c), b.get(c), "speedup", ".3f") for c in codecs]
+        speedups = [speedup_cell(a.get(c), b.get(c)) for c in codecs]
         lines.append(f"| {p} | {cycles} | {cell(a['none'], b['none'], 'dram_utilization', '.2f')} | " + " | ".join(speedups) + " |")
     lines += geomean_rows(first, second, programs, codecs, "speedup", memory_bound, 2)
     lines += ["", f"| program | " + " | ".join(f"{c} effective CR ({pair})" for c in codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]

@@ -11,7 +11,9 @@
 # analyze.json, analyze.txt, the sensitivity analyses analyze-<name>.json and
 # the power model's report (whichever exist). `memzip table` and `memzip
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
-# in here from sim.log for runs made before their record had it). A run already
+# in here from sim.log for runs made before their record had it), and so are
+# the kernels launched, each kernel's DRAM work and tRRD (`kernel_launches`,
+# `kernel_dram`, `dram_rrd`; filled in likewise). A run already
 # in TO_DIR keeps its files; only small files it lacks are added (analyses
 # redone later with `memzip bench analyze`; a power report only if it has none).
 # `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
@@ -90,6 +92,41 @@ if has_power and "kernel_cycles" not in run:
     ends = [int(n) for n in re.findall(r"^\s*gpu_tot_sim_cycle = (\d+)\s*$", text, re.M)]
     run["kernel_cycles"] = [end - start for start, end in zip([0] + ends, ends)]
     changed = True
+# The kernels launched, each kernel's DRAM work and tRRD, which memzip table
+# and report relate to the none run's (memzip-study's sim_log.rs reads them
+# the same way from sim.log when it is there): after each kernel gpgpu-sim
+# prints its kernel_launch_uid, the running gpu_tot_sim_cycle and every
+# channel's running counters (n_cmd=... n_rd=... n_write=...); a kernel's
+# [DRAM cycles, read and write commands] is the step of their channel sums.
+if text and "kernel_launches" not in run:
+    totals = []
+    rrd = None
+    launches = 0
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("kernel_launch_uid = "):
+            launches += 1
+        elif line.startswith("gpu_tot_sim_cycle = "):
+            totals.append([0, 0])
+        elif line.startswith("n_cmd=") and totals:
+            counters = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            totals[-1][0] += int(counters["n_cmd"])
+            totals[-1][1] += sum(int(counters[k]) for k in ("n_rd", "n_rd_L2_A", "n_write", "n_wr_bk") if k in counters)
+        elif line.startswith("-gpgpu_dram_timing_opt"):
+            found = re.search(r"(?:^|[:\s])RRD=(\d+)", line)
+            rrd = int(found.group(1)) if found else None
+    previous = [0, 0]
+    kernels = []
+    for total in (t for t in totals if t[0] > 0):
+        kernels.append([total[0] - previous[0], total[1] - previous[1]])
+        previous = total
+    if launches:
+        run["kernel_launches"] = launches
+        run["kernel_dram"] = kernels
+        changed = True
+    if rrd is not None:
+        run["dram_rrd"] = rrd
+        changed = True
 if changed:
     open(path, "w").write(json.dumps(run, indent=2) + "\n")
 EOF

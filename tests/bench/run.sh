@@ -220,6 +220,27 @@ collect_again() {
         [[ "$(cat "$work/to/a-none/"gpgpusim_power_report__*.log)" == committed ]]
 }
 verdict collect-runs-adds-missing "a collected run keeps its files (its power report too), gains missing ones" collect_again
+# The kernels of a run's sim.log go into the collected run.json as
+# memzip-study's sim_log.rs reads them (its test has the same log): 2
+# kernels, [DRAM cycles, commands] per kernel as steps of the channels' sums,
+# tRRD from the timing option (not v3.2.1's swapped DRAM line).
+mkdir -p "$work/from/k-none"
+echo '{"codec": "none", "cycles": 250}' >"$work/from/k-none/run.json"
+python3 - "$work/from/k-none/sim.log" <<'PY'
+import sys
+channel = lambda cmd, rd, wb: f"n_cmd={cmd} n_nop=1 n_act=3 n_pre=1 n_ref_event=0 n_req=9 n_rd={rd} n_rd_L2_A=1 n_write=0 n_wr_bk={wb} bw_util=0.6554\n"
+kernel = lambda uid, tot, channels: f"kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}"
+open(sys.argv[1], "w").write("-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=12:RCD=24:RAS=56:RP=24:RC=80: CL=24:WL=8 # DRAM timing\n"
+    + kernel(1, 100, channel(1000, 300, 99) + channel(1000, 200, 99))
+    + kernel(2, 250, channel(2500, 500, 199) + channel(2500, 1000, 199)))
+PY
+collect_kernels() {
+    collect && python3 -c 'import json, sys
+run = json.load(open(sys.argv[1]))
+sys.exit(not (run["kernel_launches"] == 2 and run["kernel_dram"] == [[2000, 700], [3000, 1200]] and run["dram_rrd"] == 12))' \
+        "$work/to/k-none/run.json"
+}
+verdict collect-runs-kernels "kernel launches, per-kernel DRAM work and tRRD from sim.log" collect_kernels
 
 gpgpusim_paths dev
 if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then

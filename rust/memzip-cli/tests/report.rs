@@ -108,7 +108,7 @@ fn memory_bound_programs_get_their_own_geomeans() {
     );
     let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
     assert!(section.contains("| bdi | "), "{section}");
-    assert!(!section[..section.find("## Energy").unwrap_or(section.len())].contains("| mag_bdi |"), "bfs is not in it");
+    assert!(!section[..section.find("\n## ").unwrap_or(section.len())].contains("| mag_bdi |"), "bfs is not in it");
     assert!(!summary.contains("### Not memory-bound"), "no program below the threshold");
     // The memory-bound programs' own effective-CR and speedup figures: vecadd only.
     for file in ["effective_cr-memory-bound.svg", "speedup-memory-bound.svg"] {
@@ -124,6 +124,22 @@ fn memory_bound_programs_get_their_own_geomeans() {
     assert!(summary.contains("Memory-bound: none. Not memory-bound: vecadd (0.51)."), "{summary}");
     assert!(summary.contains("### Not memory-bound") && !summary.contains("### Memory-bound"));
     assert!(!out.join("speedup-memory-bound.svg").exists(), "no memory-bound program, no figure");
+}
+
+#[test]
+fn each_speedup_is_shown_with_its_dram_bound() {
+    // vecadd bdi: 1.25x against a bus bound of 1.299 (activation bound 2.0),
+    // 84% of the gain it allows; fpc launched 3 kernels against none's 2.
+    let out = common::temp_dir("report-bounds");
+    write_report(fixtures(), &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = &summary[summary.find("## Speedups and what the DRAM allows").expect("the section")..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    assert!(section.contains("| vecadd | 0.51 / 0.12 | - | - | 1.250 (1.299b, 84%) | 0.800! |"), "{section}");
+    assert!(
+        section.contains("Other kernel counts than the `none` run: vecadd fpc:variant=paper004 (3 kernels, none 2).")
+    );
+    assert!(section.contains("| bfs | - | 1.250 |"), "bfs's stats carry no DRAM counters: {section}");
 }
 
 /// Copies fixture run `from` to `to` in `root`, as a run of `program`.

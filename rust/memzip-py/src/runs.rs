@@ -26,8 +26,9 @@ fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
 }
 
 /// One dict per run: the columns of ``memzip table --csv`` plus
-/// ``stats_codec`` and ``stored_sizes``; speedup and DRAM traffic relative
-/// to the ``none`` run of the same program.
+/// ``stats_codec``, ``bound``, ``saturated_share``, ``simulator`` and
+/// ``stored_sizes``; speedup, its bounds and DRAM traffic relative to the
+/// ``none`` run of the same program.
 #[pyfunction]
 fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     guard(|| {
@@ -46,6 +47,13 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("stats_codec", &run.stats_codec)?;
                 dict.set_item("cycles", run.cycles)?;
                 dict.set_item("speedup", row.speedup)?;
+                dict.set_item("bus_bound", row.bus_bound)?;
+                dict.set_item("activation_bound", row.activation_bound)?;
+                dict.set_item("bound", row.bound())?;
+                dict.set_item("gain_share", row.gain_share)?;
+                dict.set_item("kernel_launches", run.kernel_launches)?;
+                dict.set_item("kernel_launches_differ", row.kernel_launches_differ)?;
+                dict.set_item("saturated_share", run.saturated_share())?;
                 dict.set_item("dram_bytes", run.dram_bytes)?;
                 dict.set_item("medium", run.medium.name())?;
                 dict.set_item("dram_percent_of_none", row.dram_percent_of_none)?;
@@ -58,6 +66,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("output_ok", run.output_ok)?;
                 dict.set_item("wall_seconds", run.wall_seconds)?;
                 dict.set_item("timing_model", run.timing_model)?;
+                dict.set_item("simulator", run.simulator.as_deref())?;
                 dict.set_item("simulator_sources", run.simulator_sources.as_deref())?;
                 dict.set_item("energy_pj", run.energy.map(|e| e.total_pj))?;
                 dict.set_item("dram_energy_pj", run.energy.map(|e| e.dram_pj))?;

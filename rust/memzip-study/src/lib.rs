@@ -12,7 +12,8 @@
 //!   ([`blocks`] streams their blocks; [`shannon`]: the Shannon bound).
 //! - [`profile`]: E2MC code tables from traces (offline mode).
 //! - [`power`]: whole-GPU energy from the simulator's power model report.
-//! - [`table`]: the comparison table of run directories.
+//! - [`table`]: the comparison table of run directories ([`bounds`]: what
+//!   the DRAM model allows each speedup).
 //! - [`sweep`]: a grid of simulator runs, local and resumable, or on Slurm.
 //! - [`report`]: tables and SVG figures of a results directory.
 
@@ -21,6 +22,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod blocks;
+pub mod bounds;
 pub mod files;
 pub mod manifest;
 pub mod power;

@@ -1,7 +1,8 @@
-//! What runs read from `sim.log`, the simulator's output: the cycles.
-//! gpgpu-sim prints `gpu_tot_sim_cycle = N`, the running total, after every
-//! kernel; the last one is the run's cycle count, and the steps from one to
-//! the next are the kernels' durations.
+//! What runs read from `sim.log`, the simulator's output: the cycles, the
+//! kernels launched and each kernel's DRAM work. gpgpu-sim prints
+//! `gpu_tot_sim_cycle = N`, the running total, after every kernel; the last
+//! one is the run's cycle count, and the steps from one to the next are the
+//! kernels' durations.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -73,6 +74,105 @@ pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, String> {
     durations(&ends).map_err(|e| format!("{}: {e}", log.display()))
 }
 
+/// One kernel's DRAM work, summed over the channels: the DRAM command cycles
+/// it spanned and the read and write commands (each one burst on the data bus)
+/// it issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KernelDram {
+    pub dram_cycles: u64,
+    pub commands: u64,
+}
+
+impl KernelDram {
+    /// The share of the kernel's DRAM cycles the data bus was busy, given the
+    /// bus cycles one command's burst takes.
+    pub fn utilization(&self, burst_cycles: f64) -> Option<f64> {
+        (self.dram_cycles > 0).then(|| self.commands as f64 * burst_cycles / self.dram_cycles as f64)
+    }
+}
+
+/// What a simulator log says of the kernels a run launched and of its DRAM.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KernelSummary {
+    /// Kernels that ran to their end (`kernel_launch_uid = N` lines).
+    pub kernel_launches: u64,
+    /// Each kernel's DRAM work, in order.
+    pub kernel_dram: Vec<KernelDram>,
+    /// tRRD, the DRAM's minimum spacing of row activations in command
+    /// cycles, from the option dump's `-gpgpu_dram_timing_opt` (v3.2.1's
+    /// `DRAM[i]: ... tRRD=` line prints tCCD in its place).
+    pub rrd_cycles: Option<u64>,
+}
+
+/// The kernels of a simulator log. gpgpu-sim prints, after every kernel, its
+/// `kernel_launch_uid`, the running `gpu_tot_sim_cycle` and each channel's
+/// running DRAM counters (`n_cmd=C ... n_rd=R [n_rd_L2_A=A] n_write=W
+/// [n_wr_bk=B] ... bw_util=U`); a kernel's DRAM work is the step of their sums
+/// over the channels from the previous kernel's. The commands are counted
+/// rather than `bw_util` used, as it is printed with 4 digits: the data bus
+/// is busy one burst per command.
+pub fn kernel_summary(log: &Path) -> Result<KernelSummary, String> {
+    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+    let mut summary = KernelSummary::default();
+    // The running sums printed after each kernel.
+    let mut totals: Vec<KernelDram> = Vec::new();
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim();
+        if line.starts_with("kernel_launch_uid = ") {
+            summary.kernel_launches += 1;
+        } else if line.starts_with("gpu_tot_sim_cycle = ") {
+            totals.push(KernelDram::default());
+        } else if line.starts_with("n_cmd=") {
+            let channel = channel_counters(line).map_err(|e| format!("{}: {e}", log.display()))?;
+            if let Some(total) = totals.last_mut() {
+                total.dram_cycles += channel.dram_cycles;
+                total.commands += channel.commands;
+            }
+        } else if let Some(option) = line.strip_prefix("-gpgpu_dram_timing_opt") {
+            summary.rrd_cycles = rrd_of_timing_option(option);
+        }
+    }
+    let mut previous = KernelDram::default();
+    for total in totals.into_iter().filter(|t| t.dram_cycles > 0) {
+        let step = |now: u64, before: u64, what: &str| {
+            now.checked_sub(before)
+                .ok_or_else(|| format!("{}: the DRAM's {what} go back from {before} to {now}", log.display()))
+        };
+        summary.kernel_dram.push(KernelDram {
+            dram_cycles: step(total.dram_cycles, previous.dram_cycles, "cycles")?,
+            commands: step(total.commands, previous.commands, "commands")?,
+        });
+        previous = total;
+    }
+    Ok(summary)
+}
+
+/// One channel's `n_cmd=...` line: its DRAM cycles and its read and write
+/// commands (dev splits reads for write-allocate fills and write-backs into
+/// `n_rd_L2_A` and `n_wr_bk`; v3.2.1 has only `n_rd` and `n_write`).
+fn channel_counters(line: &str) -> Result<KernelDram, String> {
+    let mut counters = KernelDram::default();
+    for (key, value) in line.split_whitespace().filter_map(|token| token.split_once('=')) {
+        let count = || value.parse::<u64>().map_err(|_| format!("`{key}={value}` is not a count"));
+        match key {
+            "n_cmd" => counters.dram_cycles = count()?,
+            "n_rd" | "n_rd_L2_A" | "n_write" | "n_wr_bk" => counters.commands += count()?,
+            _ => {}
+        }
+    }
+    Ok(counters)
+}
+
+/// `RRD=N` of a `-gpgpu_dram_timing_opt` value (`nbk=16:CCD=2:RRD=12:...`).
+pub fn rrd_of_timing_option(option: &str) -> Option<u64> {
+    option
+        .split(|c: char| c == ':' || c.is_whitespace())
+        .find_map(|part| part.strip_prefix("RRD="))
+        .and_then(|n| n.parse().ok())
+}
+
 /// Kernel durations from the cycles the kernels ended at (non-decreasing).
 fn durations(ends: &[u64]) -> Result<Vec<u64>, String> {
     let mut previous = 0;
@@ -90,6 +190,49 @@ fn durations(ends: &[u64]) -> Result<Vec<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log of two kernels on two channels, in dev's format (v3.2.1 lacks
+    /// `n_rd_L2_A` and `n_wr_bk`).
+    fn two_kernel_log() -> String {
+        let channel = |cmd: u64, rd: u64, wb: u64| {
+            format!("n_cmd={cmd} n_nop=1 n_act=3 n_pre=1 n_ref_event=0 n_req=9 n_rd={rd} n_rd_L2_A=1 n_write=0 n_wr_bk={wb} bw_util=0.6554\n")
+        };
+        let kernel = |uid: u64, tot: u64, channels: String| {
+            format!("kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}")
+        };
+        "-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=12:RCD=24:RAS=56:RP=24:RC=80: CL=24:WL=8 # DRAM timing\n".to_string()
+            + &kernel(1, 100, channel(1000, 300, 99) + &channel(1000, 200, 99))
+            + &kernel(2, 250, channel(2500, 500, 199) + &channel(2500, 1000, 199))
+    }
+
+    #[test]
+    fn kernel_dram_is_the_step_of_the_channels_sums() {
+        let dir = std::env::temp_dir().join(format!("memzip-kernel-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("sim.log");
+        std::fs::write(&log, two_kernel_log()).unwrap();
+        let summary = kernel_summary(&log).unwrap();
+        assert_eq!(summary.kernel_launches, 2);
+        // Kernel 1: 2000 cycles, 300+1+99 + 200+1+99 = 700 commands; kernel 2: the rest.
+        assert_eq!(
+            summary.kernel_dram,
+            vec![
+                KernelDram { dram_cycles: 2000, commands: 700 },
+                KernelDram { dram_cycles: 3000, commands: 1900 - 700 }
+            ]
+        );
+        // The option's RRD, not the DRAM line's (which v3.2.1 prints swapped with tCCD).
+        assert_eq!(summary.rrd_cycles, Some(12));
+        assert_eq!(summary.kernel_dram[0].utilization(2.0), Some(0.7));
+        // Counters that go back are an error naming the log.
+        std::fs::write(&log, two_kernel_log().replace("n_cmd=2500", "n_cmd=500")).unwrap();
+        let err = kernel_summary(&log).unwrap_err();
+        assert!(err.contains("sim.log") && err.contains("go back"), "{err}");
+        std::fs::write(&log, two_kernel_log().replace("n_rd=500", "n_rd=x")).unwrap();
+        let err = kernel_summary(&log).unwrap_err();
+        assert!(err.contains("`n_rd=x` is not a count"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_record_takes_the_last_total_and_skips_other_lines() {

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::run::RunJson;
-use crate::sim_log::last_cycle_count;
+use crate::sim_log::{kernel_summary, last_cycle_count};
 
 /// One simulation to run.
 #[derive(Debug, Clone, Default)]
@@ -148,6 +148,8 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
     };
     let program = facts.program.as_deref().unwrap_or_default();
     let args = options.argv.get(1..).unwrap_or_default();
+    // The kernels the log names (none when the simulation printed none).
+    let kernels = kernel_summary(&log).ok().filter(|k| k.kernel_launches > 0);
     let record = RunJson {
         codec: Some(options.codec.clone()),
         program: Some(options.label.clone().unwrap_or_else(|| default_label(program, args))),
@@ -159,6 +161,9 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
         cpu_seconds: facts.cpu_seconds,
         dram_bandwidth_utilization: dram_utilization(&out),
         output_ok: Some(exit_status == 0 && expected),
+        kernel_launches: kernels.as_ref().map(|k| k.kernel_launches),
+        kernel_dram: kernels.as_ref().map(|k| k.kernel_dram.iter().map(|d| [d.dram_cycles, d.commands]).collect()),
+        dram_rrd: kernels.as_ref().and_then(|k| k.rrd_cycles),
     };
     record.write(&out)?;
     Ok(record)

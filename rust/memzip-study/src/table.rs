@@ -4,10 +4,15 @@
 //! Speedup, DRAM traffic, energy and energy-delay product are relative to the
 //! run of the same program whose stats say codec `none` (runs without a
 //! program form one group). With the simulator's power model on, whole-GPU
-//! energy and its EDP are also relative to the `none` run.
+//! energy and its EDP are also relative to the `none` run. Beside each
+//! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
+//! activation bound, and the share of that gain the run took), and the
+//! kernels the run launched, flagged when they are not its `none` run's (a
+//! program whose iteration count follows its timing did other work).
 
 use std::path::PathBuf;
 
+use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::run::{load_run, Medium, Run};
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
@@ -27,6 +32,26 @@ pub struct Row {
     pub gpu_energy_percent_of_none: Option<f64>,
     /// Whole-GPU EDP as a percentage of the `none` run's.
     pub gpu_edp_percent_of_none: Option<f64>,
+    /// The most the run could gain from the data-bus cycles it saved.
+    pub bus_bound: Option<f64>,
+    /// The most the run could gain with its row activations (x tRRD).
+    pub activation_bound: Option<f64>,
+    /// `(speedup - 1) / (bound - 1)` for the smaller bound.
+    pub gain_share: Option<f64>,
+    /// `Some(true)` when the run launched another number of kernels than its
+    /// `none` run (its speedup compares different work); `None` when either
+    /// count is unknown.
+    pub kernel_launches_differ: Option<bool>,
+}
+
+impl Row {
+    /// The smaller of the two bounds.
+    pub fn bound(&self) -> Option<f64> {
+        match (self.bus_bound, self.activation_bound) {
+            (Some(bus), Some(activation)) => Some(bus.min(activation)),
+            (bus, activation) => bus.or(activation),
+        }
+    }
 }
 
 /// `100 * value / baseline`, when both exist and the baseline is positive.
@@ -71,7 +96,13 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
             let edp_percent_of_none = percent_of(run.edp_js(), baseline.and_then(|b| b.edp_js()));
             let gpu_energy_percent_of_none = percent_of(run.gpu_total_pj(), baseline.and_then(|b| b.gpu_total_pj()));
             let gpu_edp_percent_of_none = percent_of(run.gpu_edp_js(), baseline.and_then(|b| b.gpu_edp_js()));
-            rows.push(Row {
+            let none_dram = baseline.and_then(|b| b.dram);
+            let bus = none_dram.zip(run.dram).and_then(|(none, this)| bus_bound(&none, &this));
+            let rrd = run.rrd_cycles.unwrap_or(GTX580_MAG32_RRD_CYCLES);
+            let activation = none_dram.zip(run.dram).and_then(|(none, this)| activation_bound(&none, &this, rrd));
+            let kernel_launches_differ =
+                baseline.and_then(|b| b.kernel_launches).zip(run.kernel_launches).map(|(none, this)| none != this);
+            let mut row = Row {
                 run: run.clone(),
                 speedup,
                 dram_percent_of_none,
@@ -79,7 +110,13 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
                 edp_percent_of_none,
                 gpu_energy_percent_of_none,
                 gpu_edp_percent_of_none,
-            });
+                bus_bound: bus,
+                activation_bound: activation,
+                gain_share: None,
+                kernel_launches_differ,
+            };
+            row.gain_share = gain_share(row.speedup, row.bound());
+            rows.push(row);
         }
     }
     Ok(rows)
@@ -112,6 +149,16 @@ fn percent_cell(value: Option<f64>) -> String {
     fmt_opt(value, 1) + if value.is_some() { "%" } else { "" }
 }
 
+/// The kernels a run launched, `!` after the count when its `none` run
+/// launched another number.
+fn kernels_cell(row: &Row) -> String {
+    match (row.run.kernel_launches, row.kernel_launches_differ) {
+        (Some(n), Some(true)) => format!("{n}!"),
+        (Some(n), _) => n.to_string(),
+        (None, _) => "-".to_string(),
+    }
+}
+
 /// The table's cells, shared by the text and markdown forms. The whole-GPU
 /// columns appear when some run had the simulator's power model on.
 fn cell_table(rows: &[Row]) -> Table {
@@ -123,6 +170,10 @@ fn cell_table(rows: &[Row]) -> Table {
         ("run", Align::Left),
         ("cycles", Align::Right),
         ("speedup", Align::Right),
+        ("bus bound", Align::Right),
+        ("act bound", Align::Right),
+        ("of bound", Align::Right),
+        ("kernels", Align::Right),
         (bytes.as_str(), Align::Right),
         (vs_none.as_str(), Align::Right),
         (util.as_str(), Align::Right),
@@ -147,6 +198,10 @@ fn cell_table(rows: &[Row]) -> Table {
             run.label.clone(),
             run.cycles.to_string(),
             fmt_opt(row.speedup, 3),
+            fmt_opt(row.bus_bound, 3),
+            fmt_opt(row.activation_bound, 3),
+            percent_cell(row.gain_share.map(|share| 100.0 * share)),
+            kernels_cell(row),
             run.dram_bytes.to_string(),
             fmt_opt(row.dram_percent_of_none, 1) + if row.dram_percent_of_none.is_some() { "%" } else { "" },
             fmt_opt(run.dram_utilization, 3),
@@ -202,6 +257,11 @@ pub fn render_csv(rows: &[Row]) -> String {
         "dir",
         "cycles",
         "speedup",
+        "bus_bound",
+        "activation_bound",
+        "gain_share",
+        "kernel_launches",
+        "kernel_launches_differ",
         "dram_bytes",
         "dram_percent_of_none",
         "dram_utilization",
@@ -243,6 +303,11 @@ pub fn render_csv(rows: &[Row]) -> String {
             run.dir.clone(),
             run.cycles.to_string(),
             number(row.speedup),
+            number(row.bus_bound),
+            number(row.activation_bound),
+            number(row.gain_share),
+            run.kernel_launches.map(|n| n.to_string()).unwrap_or_default(),
+            row.kernel_launches_differ.map(|differ| differ.to_string()).unwrap_or_default(),
             run.dram_bytes.to_string(),
             number(row.dram_percent_of_none),
             number(run.dram_utilization),
@@ -301,10 +366,15 @@ mod tests {
             wall_seconds: None,
             timing_model: None,
             simulator_sources: None,
+            simulator: None,
             energy: None,
             gpu_power: None,
             stored_sizes: BTreeMap::new(),
             medium: Medium::Dram,
+            dram: None,
+            kernel_launches: None,
+            kernel_dram: None,
+            rrd_cycles: None,
         }
     }
 
@@ -357,6 +427,36 @@ mod tests {
             (None, None),
             "no energy in its stats"
         );
+    }
+
+    #[test]
+    fn each_speedup_has_its_dram_bounds_and_a_kernel_count_check() {
+        use crate::bounds::DramCounters;
+        let with_dram = |codec: &str, cycles: u64, busy_cycles: u64, activations: u64, kernels: u64| Run {
+            dram: Some(DramCounters { cycles: 10 * cycles, busy_cycles, activations, commands: busy_cycles / 2 }),
+            kernel_launches: Some(kernels),
+            ..run("a", codec, cycles, 1)
+        };
+        // none: bus busy 8000 of 10000 DRAM cycles; bdi halves the bus cycles
+        // (bus bound 1 / 0.6) and opens 500 rows (x 12 = 6000: activation
+        // bound 10000 / 6000, the smaller); fpc launched one kernel more.
+        let rows = compare(vec![
+            with_dram("none", 1000, 8000, 600, 23),
+            with_dram("bdi", 800, 4000, 500, 23),
+            with_dram("fpc", 900, 8000, 600, 24),
+        ])
+        .unwrap();
+        let bdi = &rows[1];
+        assert!((bdi.bus_bound.unwrap() - 1.0 / 0.6).abs() < 1e-12);
+        assert!((bdi.activation_bound.unwrap() - 10000.0 / 6000.0).abs() < 1e-12);
+        assert_eq!(bdi.bound(), bdi.activation_bound, "the smaller of the two");
+        assert!((bdi.gain_share.unwrap() - 0.25 / (10000.0 / 6000.0 - 1.0)).abs() < 1e-12);
+        assert_eq!((bdi.kernel_launches_differ, rows[2].kernel_launches_differ), (Some(false), Some(true)));
+        let text = render_text(&rows);
+        assert!(text.contains(" 24!"), "{text}");
+        // Without DRAM counters (older stats) there is no bound and no share.
+        let rows = compare(vec![run("b", "none", 100, 10), run("b", "bdi", 90, 5)]).unwrap();
+        assert_eq!((rows[1].bound(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
     }
 
     #[test]

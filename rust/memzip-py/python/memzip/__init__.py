@@ -198,9 +198,16 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     Each path is a run directory (with ``stats.json``, ``sim.log`` and
     optionally ``run.json``) or a directory of them (a ``memzip sweep``
     result). Columns: ``program, run, dir, stats_codec, cycles, speedup,
-    dram_bytes, dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
+    bus_bound, activation_bound, bound, gain_share`` (what the DRAM model
+    allows the speedup: the bus bound from the data-bus cycles the run saved,
+    the activation bound from its row activations x tRRD, the smaller of the
+    two, and ``(speedup - 1) / (bound - 1)``), ``kernel_launches,
+    kernel_launches_differ`` (True when the run launched another number of
+    kernels than its ``none`` run: other work), ``saturated_share`` (the share
+    of DRAM cycles in kernels that saturate the bus), ``dram_bytes,
+    dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
-    timing_model, simulator_sources`` (the hash of the sources the run's
+    timing_model, simulator, simulator_sources`` (the hash of the sources the run's
     simulator was built from; None before run.json recorded it), then energy
     columns, then ``stored_sizes``: a dict of
     blocks per stored size in bytes at the MAG (write-backs and copies; paper

@@ -41,7 +41,7 @@ fn number(value: &Value, key: &str, file: &Path) -> Result<f64, String> {
 
 /// Reads a multi-GPU run directory (see the module comment).
 pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, String> {
-    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources, .. } = RunJson::read(dir)?;
+    let RunJson { program, codec, output_ok, wall_seconds, simulator, simulator_sources, .. } = RunJson::read(dir)?;
     let stats_codec = match stats.get("codec").and_then(Value::as_str) {
         Some(codec) => codec.to_string(),
         None => codec.clone().ok_or_else(|| format!("{}: no `codec` here or in run.json", stats_path.display()))?,
@@ -102,9 +102,15 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         wall_seconds,
         timing_model: record.map(|r| r.timing_model),
         simulator_sources,
+        simulator,
         energy,
         gpu_power: None,
         stored_sizes: BTreeMap::new(),
+        // The fabric has no DRAM counters, kernels or tRRD: no DRAM bounds.
+        dram: None,
+        kernel_launches: None,
+        kernel_dram: None,
+        rrd_cycles: None,
     })
 }
 

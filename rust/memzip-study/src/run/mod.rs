@@ -7,7 +7,8 @@
 //!   `memzip::mc::stats`); only `total` is read;
 //! - `sim.log`, the simulator's stdout; the last `gpu_tot_sim_cycle = N`
 //!   line is the run's cycle count (gpgpu-sim prints the running total after
-//!   every kernel);
+//!   every kernel), and it gives the kernels launched, each kernel's DRAM
+//!   work and tRRD ([`crate::sim_log::kernel_summary`]);
 //! - optionally `run.json`, `{"codec", "program", "wall_seconds",
 //!   "output_ok", ...}` ([`RunJson`], written by `memzip run`), every field optional; a run
 //!   committed without its large `sim.log` keeps its cycles there;
@@ -42,8 +43,9 @@ pub use run_json::RunJson;
 
 use fields::{field, not_a_count, optional, ratio_field, read_json, u64_field};
 
+use crate::bounds::DramCounters;
 use crate::power::{self, GpuEnergy};
-use crate::sim_log::{kernel_cycles, last_total_cycles};
+use crate::sim_log::{kernel_cycles, kernel_summary, last_total_cycles, rrd_of_timing_option, KernelDram};
 
 /// A value the simulator's log of a run gives: from `sim.log` when the run
 /// directory has it, else `run.json`'s `key` (scripts/collect-runs.sh keeps it
@@ -64,6 +66,22 @@ fn from_log_or_run_json<T>(
     from_json(&read_json(&run_path)?[key]).ok_or_else(|| {
         format!("{}: no sim.log next to it and no \"{key}\" ({what}) in {}", dir.display(), run_path.display())
     })
+}
+
+/// `total.dram_device` of the stats, or `None` for stats written before it.
+fn dram_counters(total: &Value, file: &Path) -> Result<Option<DramCounters>, String> {
+    let Some(device) = total.get("dram_device") else {
+        return Ok(None);
+    };
+    let count = |key: &str| -> Result<u64, String> {
+        device.get(key).and_then(Value::as_u64).ok_or_else(|| not_a_count(&format!("total.dram_device.{key}"), file))
+    };
+    Ok(Some(DramCounters {
+        cycles: count("cycles")?,
+        busy_cycles: count("busy_cycles")?,
+        activations: count("activations")?,
+        commands: count("read_commands")? + count("write_commands")?,
+    }))
 }
 
 /// Reads one run directory.
@@ -92,12 +110,37 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     let verify_checked = u64_field(&stats, "total.verify.checked", &stats_path)?;
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
     let stored_sizes = stored_sizes(total, &stats_path)?;
+    let dram = dram_counters(total, &stats_path)?;
 
     let cycles = from_log_or_run_json(dir, "cycles", "a count", last_total_cycles, Value::as_u64)?;
     let energy = run_energy(&stats, &stats_path)?;
     let gpu_power = gpu_power(dir, energy.and_then(|e| e.core_hz))?;
 
-    let RunJson { program, codec, output_ok, wall_seconds, simulator_sources, .. } = RunJson::read(dir)?;
+    let RunJson {
+        program,
+        codec,
+        output_ok,
+        wall_seconds,
+        simulator,
+        simulator_sources,
+        kernel_launches,
+        kernel_dram,
+        dram_rrd,
+        ..
+    } = RunJson::read(dir)?;
+    // The log's kernels when the directory has it, else what run.json kept of them.
+    let log = dir.join("sim.log");
+    let (kernel_launches, kernel_dram, rrd_cycles) = if log.is_file() {
+        // A log that names no kernel (a test's stub) says nothing of them.
+        let summary = kernel_summary(&log)?;
+        let kernel_dram = (!summary.kernel_dram.is_empty()).then_some(summary.kernel_dram);
+        ((summary.kernel_launches > 0).then_some(summary.kernel_launches), kernel_dram, summary.rrd_cycles)
+    } else {
+        let kernel_dram = kernel_dram.map(|kernels| {
+            kernels.iter().map(|&[dram_cycles, commands]| KernelDram { dram_cycles, commands }).collect()
+        });
+        (kernel_launches, kernel_dram, dram_rrd)
+    };
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
     if let Some(variant) = record.as_ref().and_then(|record| record.variant.as_ref()) {
@@ -108,6 +151,10 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     if let Some(record) = record.as_ref().filter(|record| record.is_superseded()) {
         label = format!("{label} (timing model {})", record.timing_model);
     }
+    let rrd_cycles = rrd_cycles.or_else(|| {
+        let options = record.as_ref().map(|record| record.options.as_slice()).unwrap_or_default();
+        options.iter().find_map(|line| line.strip_prefix("-gpgpu_dram_timing_opt").and_then(rrd_of_timing_option))
+    });
     let timing_model = record.map(|record| record.timing_model);
     Ok(Run {
         dir: dir.display().to_string(),
@@ -127,9 +174,14 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
         wall_seconds,
         timing_model,
         simulator_sources,
+        simulator,
         energy,
         gpu_power,
         stored_sizes,
+        dram,
+        kernel_launches,
+        kernel_dram,
+        rrd_cycles,
     })
 }
 

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::bounds::{self, DramCounters};
 use crate::power::GpuEnergy;
+use crate::sim_log::KernelDram;
 
 /// What a run directory holds: its stats, its run.json, its sweep record
 /// and, with the power model on, whole-GPU energy.
@@ -40,6 +42,8 @@ pub struct Run {
     /// The hash of the sources its simulator was built from (`run.json`'s
     /// `simulator_sources`, scripts/lib.sh); `None` for runs before it was recorded.
     pub simulator_sources: Option<String>,
+    /// The simulator it ran on (`run.json`'s `simulator`: `dev-6b244a5`, `v3.2.1`).
+    pub simulator: Option<String>,
     /// Energy by component, when the stats carry it.
     pub energy: Option<RunEnergy>,
     /// Whole-GPU energy from the simulator's power model, when it was on.
@@ -47,6 +51,21 @@ pub struct Run {
     /// Blocks per stored size in bytes at the MAG, write-backs and copies
     /// together (`total.{writes,memcpy}.mag_sizes`); empty in stats without it.
     pub stored_sizes: BTreeMap<u64, u64>,
+    /// The simulator's DRAM counters (`total.dram_device`), absent in stats
+    /// of older builds.
+    pub dram: Option<DramCounters>,
+    /// Kernels the program launched (and finished), from `sim.log` or
+    /// `run.json`'s `kernel_launches`; `None` for runs committed before it
+    /// was recorded.
+    pub kernel_launches: Option<u64>,
+    /// Each kernel's DRAM work, from `sim.log` or `run.json`'s `kernel_dram`
+    /// (`[dram_cycles, commands]` per kernel).
+    pub kernel_dram: Option<Vec<KernelDram>>,
+    /// tRRD in DRAM command cycles: from `sim.log` or `run.json`'s
+    /// `dram_rrd`, else the `-gpgpu_dram_timing_opt` of its sweep's option
+    /// lines; `None` when none says (the study's config has 12,
+    /// [`crate::bounds::GTX580_MAG32_RRD_CYCLES`]).
+    pub rrd_cycles: Option<u64>,
 }
 
 /// What a run's codec compressed.
@@ -100,6 +119,16 @@ impl Run {
     pub fn gpu_edp_js(&self) -> Option<f64> {
         let hz = self.energy?.core_hz.filter(|hz| *hz > 0.0)?;
         Some(self.gpu_total_pj()? * 1e-12 * self.cycles as f64 / hz)
+    }
+
+    /// The share of its DRAM cycles spent in kernels that saturate the data
+    /// bus ([`crate::bounds::saturated_share`] at
+    /// [`crate::bounds::SATURATED_OF_CEILING`] of its simulator's stream
+    /// ceiling); `None` without a per-kernel record or a known simulator.
+    pub fn saturated_share(&self) -> Option<f64> {
+        let ceiling = bounds::stream_ceiling(self.simulator.as_deref()?)?;
+        let burst_cycles = self.dram?.burst_cycles()?;
+        bounds::saturated_share(self.kernel_dram.as_deref()?, burst_cycles, bounds::SATURATED_OF_CEILING * ceiling)
     }
 
     /// Whether this is a `none` run (the baseline its program's others are

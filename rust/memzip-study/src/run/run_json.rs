@@ -46,6 +46,18 @@ pub struct RunJson {
     /// Exit status 0, the expected output seen and, for a benchmark, its
     /// output check passed.
     pub output_ok: Option<bool>,
+    /// Kernels the program launched and finished (`kernel_launch_uid` lines
+    /// of `sim.log`): a speedup compares runs of the same work only when
+    /// this equals the `none` run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_launches: Option<u64>,
+    /// Each kernel's `[DRAM cycles, read and write commands]`, summed over
+    /// the channels ([`crate::sim_log::kernel_summary`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_dram: Option<Vec<[u64; 2]>>,
+    /// tRRD in DRAM command cycles (`-gpgpu_dram_timing_opt` of `sim.log`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dram_rrd: Option<u64>,
 }
 
 impl RunJson {
@@ -73,6 +85,9 @@ impl RunJson {
             cpu_seconds: optional(&run, "cpu_seconds", &path, Value::as_f64, "a number")?,
             dram_bandwidth_utilization: optional(&run, "dram_bandwidth_utilization", &path, Value::as_f64, "a number")?,
             output_ok: optional(&run, "output_ok", &path, Value::as_bool, "true or false")?,
+            kernel_launches: optional(&run, "kernel_launches", &path, Value::as_u64, "a count")?,
+            kernel_dram: optional(&run, "kernel_dram", &path, kernel_dram_of_json, "[[dram_cycles, commands], ...]")?,
+            dram_rrd: optional(&run, "dram_rrd", &path, Value::as_u64, "a count")?,
         })
     }
 
@@ -94,6 +109,18 @@ impl RunJson {
         let text = serde_json::to_string_pretty(&run).map_err(|e| format!("{}: {e}", path.display()))?;
         write_atomically(&path, (text + "\n").as_bytes())
     }
+}
+
+/// `run.json`'s `kernel_dram`: `[dram_cycles, commands]` per kernel.
+fn kernel_dram_of_json(value: &Value) -> Option<Vec<[u64; 2]>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|kernel| match kernel.as_array()?.as_slice() {
+            [cycles, commands] => Some([cycles.as_u64()?, commands.as_u64()?]),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -122,6 +149,7 @@ mod tests {
             cpu_seconds: Some(404.89),
             dram_bandwidth_utilization: Some(0.35008994987591235),
             output_ok: Some(true),
+            ..RunJson::default()
         };
         run.write(&dir).unwrap();
         let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
@@ -135,7 +163,21 @@ mod tests {
         );
         assert_eq!(RunJson::read(&dir).unwrap(), run);
         RunJson::mark_output_wrong(&dir).unwrap();
-        assert_eq!(RunJson::read(&dir).unwrap(), RunJson { output_ok: Some(false), ..run });
+        assert_eq!(RunJson::read(&dir).unwrap(), RunJson { output_ok: Some(false), ..run.clone() });
+        // The kernels, when the log named them, follow the fields above.
+        let kernels = RunJson {
+            kernel_launches: Some(2),
+            kernel_dram: Some(vec![[2000, 700], [3000, 1200]]),
+            dram_rrd: Some(12),
+            ..run
+        };
+        kernels.write(&dir).unwrap();
+        let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
+        assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12\n}\n"), "{text}");
+        assert_eq!(RunJson::read(&dir).unwrap(), kernels);
+        fs::write(dir.join(RUN_JSON), "{\"kernel_dram\": [[1, 2, 3]]}").unwrap();
+        let err = RunJson::read(&dir).unwrap_err();
+        assert!(err.ends_with("field `kernel_dram` is not [[dram_cycles, commands], ...]"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,0 +1,184 @@
+//! What the DRAM model allows a codec run to gain over its program's `none`
+//! run, from the simulator's DRAM counters (`total.dram_device` of
+//! `stats.json`: DRAM cycles, data-bus busy cycles and row activations,
+//! summed over the channels).
+//!
+//! - **Bus bound**: if a codec takes `busy_none - busy_codec` cycles off the
+//!   data bus and nothing else changes, the run is at most that much
+//!   shorter: `1 / (1 - u * (1 - busy_codec / busy_none))`, where `u` is the
+//!   `none` run's bus utilisation. Compression shortens transfers, not the
+//!   time the DRAM spends opening rows or the SMs spend computing.
+//! - **Activation bound**: a channel opens at most one row every tRRD
+//!   cycles, so a run takes at least `activations x tRRD` DRAM cycles:
+//!   `cycles_none / (activations_codec x tRRD)`. Compression sends fewer
+//!   bursts per access but opens the same rows.
+//!
+//! A speedup's bound is the smaller of the two; [`gain_share`] says how much
+//! of the gain it allows the run took.
+
+use crate::sim_log::KernelDram;
+
+/// A run's DRAM counters, summed over the channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DramCounters {
+    /// DRAM command cycles.
+    pub cycles: u64,
+    /// Cycles the data bus was busy.
+    pub busy_cycles: u64,
+    /// Row activations.
+    pub activations: u64,
+    /// Read and write commands (one burst each).
+    pub commands: u64,
+}
+
+impl DramCounters {
+    /// Bus cycles one command's burst takes (the counters' own ratio).
+    pub fn burst_cycles(&self) -> Option<f64> {
+        (self.commands > 0).then(|| self.busy_cycles as f64 / self.commands as f64)
+    }
+}
+
+/// tRRD of the GTX580-MAG32 configuration the study runs on (12 DRAM
+/// command cycles at 2004 MHz, dev and v3.2.1 alike;
+/// `gpgpu-sim-patch/*/configs/GTX580-MAG32`): the activation bound of a run
+/// whose log, `run.json` and sweep options do not give it.
+pub const GTX580_MAG32_RRD_CYCLES: u64 = 12;
+
+/// The most a codec run may run faster than the `none` run because of fewer
+/// bus cycles; `None` without bus cycles to compare.
+pub fn bus_bound(none: &DramCounters, codec: &DramCounters) -> Option<f64> {
+    if none.cycles == 0 || none.busy_cycles == 0 {
+        return None;
+    }
+    let utilization = none.busy_cycles as f64 / none.cycles as f64;
+    let saved = 1.0 - codec.busy_cycles as f64 / none.busy_cycles as f64;
+    let remaining = 1.0 - utilization * saved;
+    (remaining > 0.0).then(|| 1.0 / remaining)
+}
+
+/// The most a codec run may run faster than the `none` run when each of its
+/// row activations holds its channel for `rrd_cycles`; `None` without
+/// activations.
+pub fn activation_bound(none: &DramCounters, codec: &DramCounters, rrd_cycles: u64) -> Option<f64> {
+    let floor = codec.activations.checked_mul(rrd_cycles).filter(|&c| c > 0)?;
+    Some(none.cycles as f64 / floor as f64)
+}
+
+/// Below this gain a bound is within the timing noise (one more DRAM cycle
+/// moves the study's programs by up to 0.7%, transpose by 2.5%:
+/// `benchmarks/results/noise`), and a share of it says nothing.
+pub const MIN_BOUND_GAIN: f64 = 0.01;
+
+/// The share of its possible gain a run took: `(speedup - 1) / (bound - 1)`;
+/// `None` when the bound allows less than [`MIN_BOUND_GAIN`] or either is
+/// missing.
+pub fn gain_share(speedup: Option<f64>, bound: Option<f64>) -> Option<f64> {
+    let (speedup, bound) = (speedup?, bound?);
+    (bound >= 1.0 + MIN_BOUND_GAIN).then(|| (speedup - 1.0) / (bound - 1.0))
+}
+
+/// The bus utilisation a pure stream reaches on GTX580-MAG32 under each
+/// simulator (`benchmarks/kernels/patterns.cu ints 2097152` under none, 8 MB
+/// in and 8 MB out, one kernel; `benchmarks/results/ceiling/`): dev's DRAM
+/// bus can be kept busy 0.89 of the time, v3.2.1's only 0.62 (its L2 and
+/// interconnect deliver no more requests). `simulator` is run.json's
+/// (`dev-6b244a5`, `v3.2.1`); `None` for another.
+pub fn stream_ceiling(simulator: &str) -> Option<f64> {
+    if simulator.starts_with("dev") {
+        Some(0.89)
+    } else if simulator.starts_with("v3.2.1") {
+        Some(0.62)
+    } else {
+        None
+    }
+}
+
+/// A kernel saturates the bus when its utilisation is at least this share
+/// of its simulator's [`stream_ceiling`].
+pub const SATURATED_OF_CEILING: f64 = 0.8;
+
+/// A program is bus-bound when kernels that saturate the bus take at least
+/// this share of its `none` run's DRAM cycles.
+pub const BUS_BOUND_SHARE: f64 = 0.5;
+
+/// The share of a run's DRAM cycles spent in kernels whose bus utilisation
+/// is at least `threshold`: how much of the run a codec's saved bus cycles
+/// can shorten. An average utilisation hides a program whose kernels
+/// alternate between a saturated bus and an idle one.
+pub fn saturated_share(kernels: &[KernelDram], burst_cycles: f64, threshold: f64) -> Option<f64> {
+    let total: u64 = kernels.iter().map(|k| k.dram_cycles).sum();
+    if total == 0 {
+        return None;
+    }
+    let saturated: u64 = kernels
+        .iter()
+        .filter(|k| k.utilization(burst_cycles).is_some_and(|u| u >= threshold))
+        .map(|k| k.dram_cycles)
+        .sum();
+    Some(saturated as f64 / total as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(cycles: u64, busy_cycles: u64, activations: u64) -> DramCounters {
+        DramCounters { cycles, busy_cycles, activations, commands: busy_cycles / 2 }
+    }
+
+    /// lbm at `study` under none and under MAG-aware BDI, which ran 1.442x.
+    fn lbm_study() -> (DramCounters, DramCounters) {
+        let none =
+            DramCounters { cycles: 15_746_982, busy_cycles: 12_751_520, activations: 865_563, commands: 6_375_760 };
+        let codec =
+            DramCounters { cycles: 10_916_760, busy_cycles: 3_321_986, activations: 853_396, commands: 1_660_993 };
+        (none, codec)
+    }
+
+    #[test]
+    fn bus_bound_is_the_time_left_when_only_the_bus_shrinks() {
+        // lbm at `study` under none and MAG-aware BDI (benchmarks/results/study):
+        // bus busy 0.81 of the time, 26% of its bus cycles left: up to 2.49x.
+        let (none, codec) = lbm_study();
+        assert!((bus_bound(&none, &codec).unwrap() - 2.4926).abs() < 1e-4);
+        // Halving the bus cycles of a run busy 80% of the time: 1 / 0.6.
+        let b = bus_bound(&counters(1000, 800, 1), &counters(900, 400, 1)).unwrap();
+        assert!((b - 1.0 / 0.6).abs() < 1e-12);
+        // No bus cycles saved: no gain; more bus cycles: a bound below 1.
+        assert_eq!(bus_bound(&counters(1000, 800, 1), &counters(1000, 800, 1)), Some(1.0));
+        assert!(bus_bound(&counters(1000, 800, 1), &counters(1000, 900, 1)).unwrap() < 1.0);
+        assert_eq!(bus_bound(&counters(1000, 0, 1), &counters(1000, 0, 1)), None);
+    }
+
+    #[test]
+    fn activation_bound_is_none_cycles_over_the_activations_floor() {
+        // 1000 DRAM cycles; 50 activations x 12 cycles = 600 at the least.
+        let b = activation_bound(&counters(1000, 800, 60), &counters(700, 400, 50), 12).unwrap();
+        assert!((b - 1000.0 / 600.0).abs() < 1e-12);
+        // lbm: its 853,396 activations x 12 cycles fill 94% of the MAG-aware BDI
+        // run's DRAM cycles, so it could run at most 1.54x (it ran 1.442x).
+        let (none, codec) = lbm_study();
+        assert!((activation_bound(&none, &codec, 12).unwrap() - 1.5377).abs() < 1e-4);
+        assert!((853_396.0 * 12.0 / 10_916_760.0 - 0.938f64).abs() < 1e-3);
+        assert_eq!(activation_bound(&counters(1000, 800, 60), &counters(700, 400, 0), 12), None);
+    }
+
+    #[test]
+    fn gain_share_relates_the_gain_to_the_bound() {
+        assert!((gain_share(Some(1.2), Some(1.5)).unwrap() - 0.4).abs() < 1e-12);
+        assert!(gain_share(Some(0.98), Some(1.5)).unwrap() < 0.0);
+        assert_eq!(gain_share(Some(1.01), Some(1.009)), None, "a bound within the noise");
+        assert_eq!(gain_share(None, Some(1.5)), None);
+    }
+
+    #[test]
+    fn saturated_share_weights_kernels_by_their_dram_cycles() {
+        let kernels = [
+            KernelDram { dram_cycles: 600, commands: 240 }, // 0.8 at 2 cycles a burst
+            KernelDram { dram_cycles: 400, commands: 70 },  // 0.35
+        ];
+        assert!((saturated_share(&kernels, 2.0, 0.7).unwrap() - 0.6).abs() < 1e-12);
+        assert_eq!(saturated_share(&kernels, 2.0, 0.9), Some(0.0));
+        assert_eq!(saturated_share(&[], 2.0, 0.7), None);
+    }
+}
