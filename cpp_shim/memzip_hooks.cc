@@ -15,12 +15,14 @@
 //   same approximation.
 // - Write-back: compress (write_block); the DRAM write is sized to the
 //   compressed bursts and the compression latency delays the request in the
-//   partition's DRAM latency queue. That queue is a FIFO, so the delay also
-//   holds the requests behind it (an in-order compression pipeline).
-// - Read: metadata-cache lookup latency delays the request the same way; the
-//   DRAM read is sized to the stored encoding's bursts; the decompression
-//   latency is applied on the return path in an in-order delay queue (a
-//   pipelined decompressor) before the reply enters the DRAM->L2 queue.
+//   partition's DRAM latency queue, which memzip_latency_queue_insert keeps
+//   in ready-cycle order: requests behind a write in the compressor pass it
+//   (a pipelined compressor; stores do not stall loads, E2MC section III-B3).
+// - Read: the metadata-cache lookup latency delays the request the same way;
+//   the DRAM read is sized to the stored encoding's bursts; the decompression
+//   latency is applied on the return path in a delay queue, also in
+//   ready-cycle order (a block stored raw does not wait behind blocks in the
+//   decompressor), before the reply enters the DRAM->L2 queue.
 // - A metadata-cache miss (fill and dirty write-back) is a real extra DRAM
 //   access of one atom each; it is modelled as extra bytes of the same DRAM
 //   request (more column bursts on the same row), not as a separate request
