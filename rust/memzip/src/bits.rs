@@ -4,7 +4,7 @@
 //! write fields of 1..=64 bits. The reader never panics: reading past the end
 //! returns [`CodecError::Truncated`].
 
-use crate::error::CodecError;
+use crate::error::{CodecError, Corruption};
 
 /// Appends fields of up to 64 bits, most significant bit first.
 ///
@@ -342,7 +342,10 @@ impl<'a> BitReader<'a> {
         if self.remaining() == 0 {
             Ok(())
         } else {
-            Err(CodecError::Corrupt(format!("{} unread bits after the last field", self.remaining())))
+            Err(CodecError::corrupt(
+                Corruption::TrailingBits,
+                format!("{} unread bits after the last field", self.remaining()),
+            ))
         }
     }
 }

@@ -16,5 +16,5 @@ pub mod mc;
 pub mod trace;
 
 pub use codec::{BlockSize, Codec, CompressedBlock, EncodingId, Latency};
-pub use error::{CodecError, ConfigError};
+pub use error::{CodecError, ConfigError, Corruption};
 pub use geometry::Geometry;

@@ -56,7 +56,7 @@ use super::{
     UNCOMPRESSED,
 };
 use crate::bits::{sign_extend, BitReader, BitWriter};
-use crate::error::CodecError;
+use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
 
 /// One two-base (implicit zero + explicit) base-delta layout: the unit both
@@ -402,7 +402,7 @@ impl Bdi {
     fn decode_zeros(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         let mut reader = compressed.reader()?;
         if reader.read(ZERO_BLOCK_BITS)? != 0 {
-            return Err(CodecError::Corrupt("zero-block payload is not zero".into()));
+            return Err(CodecError::corrupt(Corruption::Inconsistent, "zero-block payload is not zero"));
         }
         reader.expect_end()?;
         out.fill(0);
@@ -689,7 +689,7 @@ mod tests {
         let mut codec = Bdi::new(Geometry::default());
         let zero =
             CompressedBlock { encoding: ZEROS, payload: vec![1], compressed_bits: 8, mag_bytes: 32, burst_count: 1 };
-        assert!(matches!(codec.decompress(&zero), Err(CodecError::Corrupt(_))));
+        assert!(matches!(codec.decompress(&zero), Err(CodecError::Corrupt { .. })));
         let unknown = CompressedBlock { encoding: 9, ..zero.clone() };
         assert_eq!(codec.decompress(&unknown), Err(CodecError::UnknownEncoding(9)));
         // A base4_delta1 payload one byte too long has unread bits.
@@ -697,7 +697,7 @@ mod tests {
         let mut c = Bdi::new(Geometry::default()).compress(&block_of(&values, 4)).unwrap();
         c.payload.push(0);
         c.compressed_bits += 8;
-        assert!(matches!(codec.decompress(&c), Err(CodecError::Corrupt(_))));
+        assert!(matches!(codec.decompress(&c), Err(CodecError::Corrupt { .. })));
         assert!(codec.compress(&[0; 64]).is_err());
     }
 

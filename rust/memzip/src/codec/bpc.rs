@@ -104,7 +104,7 @@ use super::{
     UNCOMPRESSED,
 };
 use crate::bits::{fits_signed, sign_extend, BitReader, BitWriter};
-use crate::error::CodecError;
+use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
 
 /// The encoding id of a BPC bitstream.
@@ -238,10 +238,10 @@ impl Layout {
             _ => None,
         };
         if let Some((position, limit)) = position_limit.filter(|&(p, limit)| p >= limit) {
-            return Err(CodecError::Corrupt(format!(
-                "one position {position} outside the {}-bit plane (limit {limit})",
-                self.plane_bits
-            )));
+            return Err(CodecError::corrupt(
+                Corruption::OutOfRange,
+                format!("one position {position} outside the {}-bit plane (limit {limit})", self.plane_bits),
+            ));
         }
         Ok(symbol)
     }
@@ -438,13 +438,16 @@ impl Bpc {
                 _ => 1,
             };
             if count > next {
-                return Err(CodecError::Corrupt(format!("zero run of {count} planes with {next} planes left")));
+                return Err(CodecError::corrupt(
+                    Corruption::Inconsistent,
+                    format!("zero run of {count} planes with {next} planes left"),
+                ));
             }
             if symbol == PlaneSymbol::ZeroDbp && dbp_above == 0 {
-                return Err(CodecError::Corrupt(format!(
-                    "DBX != 0 & DBP = 0 at plane {} under a zero plane",
-                    next - 1
-                )));
+                return Err(CodecError::corrupt(
+                    Corruption::Inconsistent,
+                    format!("DBX != 0 & DBP = 0 at plane {} under a zero plane", next - 1),
+                ));
             }
             let dbx = self.layout.expand(symbol, dbp_above);
             for _ in 0..count {
@@ -470,7 +473,10 @@ impl Bpc {
         for ((j, delta), chunk) in deltas.iter().take(self.layout.plane_bits as usize).enumerate().zip(chunks) {
             word += delta;
             if !(0..=u32::MAX as i64).contains(&word) {
-                return Err(CodecError::Corrupt(format!("delta {j} takes word {} outside 32 bits", j + 1)));
+                return Err(CodecError::corrupt(
+                    Corruption::OutOfRange,
+                    format!("delta {j} takes word {} outside 32 bits", j + 1),
+                ));
             }
             chunk.copy_from_slice(&(word as u32).to_le_bytes());
         }
@@ -764,7 +770,7 @@ mod tests {
 
     fn corrupt(bits: &str) -> bool {
         let g = Geometry::default();
-        matches!(Bpc::new(g).decompress(&handmade(bits, g)), Err(CodecError::Corrupt(_)))
+        matches!(Bpc::new(g).decompress(&handmade(bits, g)), Err(CodecError::Corrupt { .. }))
     }
 
     #[test]

@@ -45,7 +45,7 @@ use super::{
     check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
 };
 use crate::bits::{window_at, BitReader, BlockBitWriter, BLOCK_WRITER_BYTES};
-use crate::error::CodecError;
+use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
 
 /// The encoding id of a C-Pack word stream.
@@ -155,10 +155,10 @@ impl Dictionary {
 
     fn entry(&self, index: usize) -> Result<u32, CodecError> {
         self.filled().get(index).copied().ok_or_else(|| {
-            CodecError::Corrupt(format!(
-                "dictionary index {index} names an empty entry ({} filled)",
-                self.filled().len()
-            ))
+            CodecError::corrupt(
+                Corruption::OutOfRange,
+                format!("dictionary index {index} names an empty entry ({} filled)", self.filled().len()),
+            )
         })
     }
 
@@ -262,11 +262,12 @@ impl CPack {
             bits = (bits << 2) | reader.read(2)?;
             len = 4;
         }
-        self.codes()
-            .iter()
-            .find(|c| c.bits == bits && c.len == len)
-            .map(|c| c.pattern)
-            .ok_or_else(|| CodecError::Corrupt(format!("code {bits:0len$b} names no word pattern", len = len as usize)))
+        self.codes().iter().find(|c| c.bits == bits && c.len == len).map(|c| c.pattern).ok_or_else(|| {
+            CodecError::corrupt(
+                Corruption::UnknownCode,
+                format!("code {bits:0len$b} names no word pattern", len = len as usize),
+            )
+        })
     }
 
     fn decode_words(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
@@ -290,7 +291,10 @@ impl CPack {
     fn decode_zero_block(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         let code = reader.read(ZERO_BLOCK_CODE_BITS)?;
         if code != ZERO_BLOCK_CODE {
-            return Err(CodecError::Corrupt(format!("zero block payload {code:02b} is not the zero-block code 00")));
+            return Err(CodecError::corrupt(
+                Corruption::UnknownCode,
+                format!("zero block payload {code:02b} is not the zero-block code 00"),
+            ));
         }
         reader.expect_end()?;
         out.fill(0);
@@ -690,7 +694,7 @@ mod tests {
     }
 
     fn is_corrupt(r: Result<Vec<u8>, CodecError>) -> bool {
-        matches!(r, Err(CodecError::Corrupt(_)))
+        matches!(r, Err(CodecError::Corrupt { .. }))
     }
 
     #[test]

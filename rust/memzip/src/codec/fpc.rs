@@ -51,7 +51,7 @@ use super::{
 #[cfg(test)]
 use crate::bits::fits_signed;
 use crate::bits::{sign_extend, window_at, BitReader, BLOCK_WRITER_BYTES};
-use crate::error::{CodecError, ConfigError};
+use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
 
 /// The encoding id of an FPC bitstream.
@@ -366,14 +366,18 @@ impl Fpc {
                 Pattern::ZeroRun => data as usize + 1,
                 Pattern::ZeroBlock if decoded == 0 => block_words,
                 Pattern::ZeroBlock => {
-                    return Err(CodecError::Corrupt(format!("zero-block prefix after word {decoded}")));
+                    return Err(CodecError::corrupt(
+                        Corruption::Inconsistent,
+                        format!("zero-block prefix after word {decoded}"),
+                    ));
                 }
                 _ => 1,
             };
             if decoded + count > block_words {
-                return Err(CodecError::Corrupt(format!(
-                    "zero run of {count} words at word {decoded} overruns the {block_words}-word block"
-                )));
+                return Err(CodecError::corrupt(
+                    Corruption::Inconsistent,
+                    format!("zero run of {count} words at word {decoded} overruns the {block_words}-word block"),
+                ));
             }
             let word = pattern.unpack(data).to_le_bytes();
             for chunk in out[decoded * WORD_BYTES..(decoded + count) * WORD_BYTES].chunks_exact_mut(WORD_BYTES) {
@@ -900,14 +904,14 @@ mod tests {
         let paper004 = Fpc::new(Geometry::new(32, 16).unwrap(), FpcVariant::Paper004);
         // A run of 8 then a run of 2 overruns the 8-word block.
         let overrun = handmade("000 111  000 001", 32);
-        assert!(matches!(original.decompress(&overrun), Err(CodecError::Corrupt(_))));
+        assert!(matches!(original.decompress(&overrun), Err(CodecError::Corrupt { .. })));
         assert_eq!(original.decompress(&handmade("000 111", 32)).unwrap(), vec![0; 32]);
         // Bits left after the last word.
-        assert!(matches!(original.decompress(&handmade("000 111 0", 32)), Err(CodecError::Corrupt(_))));
+        assert!(matches!(original.decompress(&handmade("000 111 0", 32)), Err(CodecError::Corrupt { .. })));
         // Zero block only as the first token.
         assert_eq!(paper004.decompress(&handmade("000", 32)).unwrap(), vec![0; 32]);
-        assert!(matches!(paper004.decompress(&handmade("001 000", 32)), Err(CodecError::Corrupt(_))));
-        assert!(matches!(paper004.decompress(&handmade("000 001", 32)), Err(CodecError::Corrupt(_))));
+        assert!(matches!(paper004.decompress(&handmade("001 000", 32)), Err(CodecError::Corrupt { .. })));
+        assert!(matches!(paper004.decompress(&handmade("000 001", 32)), Err(CodecError::Corrupt { .. })));
         assert!(matches!(original.decompress(&handmade("001 01", 32)), Err(CodecError::Truncated { .. })));
         let mut unknown = handmade("000 111", 32);
         unknown.encoding = 2;

@@ -24,7 +24,7 @@ pub mod spec;
 pub(crate) mod test_support;
 
 use crate::bits::{BitReader, BitWriter};
-use crate::error::CodecError;
+use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
 
 /// Which encoding a block was stored with; this is what the metadata cache
@@ -337,10 +337,10 @@ pub fn decode_uncompressed_into(
     check_block_size(out, geometry)?;
     let expected_bits = geometry.block_bits();
     if compressed.compressed_bits != expected_bits {
-        return Err(CodecError::Corrupt(format!(
-            "uncompressed block has {} bits, expected {expected_bits}",
-            compressed.compressed_bits
-        )));
+        return Err(CodecError::corrupt(
+            Corruption::Inconsistent,
+            format!("uncompressed block has {} bits, expected {expected_bits}", compressed.compressed_bits),
+        ));
     }
     if compressed.payload.len() < geometry.block_bytes() {
         return Err(CodecError::Truncated { needed_bits: expected_bits, available_bits: compressed.payload.len() * 8 });

@@ -69,7 +69,7 @@ use super::e2mc::E2mc;
 use super::spec::CodecSpec;
 use super::{bits_to_name, check_block_size, BlockSize, Codec, CompressedBlock, EncodingId, Latency};
 use crate::bits::peek_bits;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
 
 /// Encoding id of an approximated block.
@@ -244,11 +244,12 @@ impl Slc {
             return Ok(None);
         }
         let id = compressed.reader()?.read(self.node_bits)? as usize;
-        self.nodes
-            .get(id)
-            .copied()
-            .map(Some)
-            .ok_or_else(|| CodecError::Corrupt(format!("SLC node id {id} out of range ({} nodes)", self.nodes.len())))
+        self.nodes.get(id).copied().map(Some).ok_or_else(|| {
+            CodecError::corrupt(
+                Corruption::OutOfRange,
+                format!("SLC node id {id} out of range ({} nodes)", self.nodes.len()),
+            )
+        })
     }
 
     fn per_way(&self) -> usize {
@@ -377,11 +378,14 @@ impl Slc {
             // Ways may be empty (all their symbols left out): starts only
             // never fall.
             if starts[w] < starts[w - 1] || starts[w] > data_bits {
-                return Err(CodecError::Corrupt(format!(
-                    "way {w} pointer (byte {}) out of range: previous way at byte {}, data is {data_bits} bits",
-                    starts[w] / 8,
-                    starts[w - 1] / 8
-                )));
+                return Err(CodecError::corrupt(
+                    Corruption::OutOfRange,
+                    format!(
+                        "way {w} pointer (byte {}) out of range: previous way at byte {}, data is {data_bits} bits",
+                        starts[w] / 8,
+                        starts[w - 1] / 8
+                    ),
+                ));
             }
         }
         let payload = &compressed.payload;
@@ -394,14 +398,13 @@ impl Slc {
             let used = pos - first;
             let padded = if w + 1 < pdw { pad8(used) } else { used };
             if first + padded != end {
-                return Err(CodecError::Corrupt(format!(
-                    "way {w} ends at data bit {} but the next starts at {}",
-                    starts[w] + used,
-                    starts[w + 1]
-                )));
+                return Err(CodecError::corrupt(
+                    Corruption::Inconsistent,
+                    format!("way {w} ends at data bit {} but the next starts at {}", starts[w] + used, starts[w + 1]),
+                ));
             }
             if padded > used && peek_bits(payload, pos, (padded - used) as u32) != 0 {
-                return Err(CodecError::Corrupt(format!("non-zero padding after way {w}")));
+                return Err(CodecError::corrupt(Corruption::TrailingBits, format!("non-zero padding after way {w}")));
             }
         }
         self.rebuild(node, out);

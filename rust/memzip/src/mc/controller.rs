@@ -728,6 +728,7 @@ mod tests {
     use super::*;
     use crate::bits::BitWriter;
     use crate::codec::{check_block_size, decode_uncompressed_into};
+    use crate::error::Corruption;
     use crate::mc::stats::McStats;
 
     const ZEROS: EncodingId = 1;
@@ -805,7 +806,7 @@ mod tests {
         fn decompress_into(&self, c: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
             check_block_size(out, self.geometry)?;
             if self.fail_decode {
-                return Err(CodecError::Corrupt("test decoder always fails".into()));
+                return Err(CodecError::corrupt(Corruption::Inconsistent, "test decoder always fails"));
             }
             let half = out.len() / 2;
             match c.encoding {
@@ -833,7 +834,7 @@ mod tests {
 
         fn end_sampling(&mut self) -> Result<(), CodecError> {
             if self.sampling_ended {
-                return Err(CodecError::Corrupt("sampling already ended".into()));
+                return Err(CodecError::corrupt(Corruption::Inconsistent, "sampling already ended"));
             }
             self.sampling_ended = true;
             Ok(())

@@ -8,7 +8,7 @@ use super::huffman::CanonicalCode;
 use super::pairs::{pair_table, unpack_pair, PairEntry, PAIR_BITS};
 use super::table::{uses_mfv, CodeTable};
 use crate::bits::peek_bits;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
 
 /// Rounds a bit count up to whole bytes.
@@ -137,7 +137,7 @@ impl Coder {
         let codes = (0..table.code_count())
             .map(|p| {
                 CanonicalCode::new(&table.code_lengths(p))
-                    .map_err(|e| ConfigError::new("e2mc code table", e, "lengths of a prefix code"))
+                    .map_err(|e| ConfigError::new("e2mc code table", e.to_string(), "lengths of a prefix code"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let symbol_bits = table.symbol_bits;
@@ -351,8 +351,9 @@ impl Coder {
         // Symbol s has word position s % positions; positions is 8, 4 or 1.
         let code = &self.codes[s & (self.codes.len() - 1)];
         let window = peek(payload, pos, code.max_len() as u32);
-        let (symbol, len) =
-            code.decode(window).ok_or_else(|| CodecError::Corrupt(format!("no codeword matches the bits at {pos}")))?;
+        let (symbol, len) = code.decode(window).ok_or_else(|| {
+            CodecError::corrupt(Corruption::UnknownCode, format!("no codeword matches the bits at {pos}"))
+        })?;
         pos = advance(pos, len as usize, end)?;
         let value = if !uses_mfv(SYMBOL_BITS) {
             symbol
@@ -361,10 +362,9 @@ impl Coder {
             pos = advance(pos, SYMBOL_BITS as usize, end)?;
             raw
         } else {
-            *self
-                .mfv_values
-                .get(symbol as usize)
-                .ok_or_else(|| CodecError::Corrupt(format!("MFV index {symbol} out of range")))?
+            *self.mfv_values.get(symbol as usize).ok_or_else(|| {
+                CodecError::corrupt(Corruption::OutOfRange, format!("MFV index {symbol} out of range"))
+            })?
         };
         store_symbol(out, s, value, SYMBOL_BITS);
         Ok(pos)

@@ -20,13 +20,46 @@ pub const MAX_CODE_LEN: u8 = 24;
 /// back to comparing against the per-length limits (still no tree walk).
 const FAST_BITS: u8 = 10;
 
+/// Why code lengths cannot make a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeError {
+    /// More coded symbols than codes of at most `max_len` bits can name.
+    TooManySymbolsForLength { symbols: usize, max_len: u8 },
+    /// 2^24 symbols or more.
+    TooManySymbols(usize),
+    /// A length beyond [`MAX_CODE_LEN`].
+    LengthTooLong(u8),
+    /// No symbol has a code.
+    NoCode,
+    /// The lengths violate Kraft's inequality: no prefix code has them.
+    NotAPrefixCode,
+}
+
+impl std::fmt::Display for CodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodeError::TooManySymbolsForLength { symbols, max_len } => {
+                write!(f, "{symbols} symbols cannot all get codes of at most {max_len} bits")
+            }
+            CodeError::TooManySymbols(n) => write!(f, "{n} symbols is too many"),
+            CodeError::LengthTooLong(len) => write!(f, "code length {len} exceeds {MAX_CODE_LEN}"),
+            CodeError::NoCode => write!(f, "no symbol has a code"),
+            CodeError::NotAPrefixCode => {
+                write!(f, "code lengths violate Kraft's inequality (sum of 2^-length exceeds 1)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CodeError {}
+
 /// Optimal code lengths with no code longer than `max_len`.
 ///
 /// Symbols with frequency 0 get length 0 (no code). A lone symbol gets a
 /// 1-bit code, so every code has at least one bit. With two or more coded
 /// symbols the code is complete (Kraft sum exactly 1). Errors if more
 /// symbols have a non-zero frequency than `2^max_len` codes can name.
-pub fn limited_lengths(freqs: &[u64], max_len: u8) -> Result<Vec<u8>, String> {
+pub fn limited_lengths(freqs: &[u64], max_len: u8) -> Result<Vec<u8>, CodeError> {
     let mut lengths = vec![0u8; freqs.len()];
     // Leaves sorted by (weight, symbol) so ties break deterministically.
     let mut leaves: Vec<(u128, usize)> =
@@ -37,7 +70,7 @@ pub fn limited_lengths(freqs: &[u64], max_len: u8) -> Result<Vec<u8>, String> {
         return Ok(lengths);
     }
     if max_len == 0 || max_len > MAX_CODE_LEN || (n as u128) > (1u128 << max_len) {
-        return Err(format!("{n} symbols cannot all get codes of at most {max_len} bits"));
+        return Err(CodeError::TooManySymbolsForLength { symbols: n, max_len });
     }
     if n == 1 {
         lengths[leaves[0].1] = 1;
@@ -161,19 +194,19 @@ impl CanonicalCode {
     /// code). Errors if no symbol has a code, a length exceeds
     /// [`MAX_CODE_LEN`], there are 2^24 or more symbols, or the lengths
     /// violate Kraft's inequality (no prefix code has them).
-    pub fn new(lengths: &[u8]) -> Result<Self, String> {
+    pub fn new(lengths: &[u8]) -> Result<Self, CodeError> {
         if lengths.len() >= 1 << 24 {
-            return Err(format!("{} symbols is too many", lengths.len()));
+            return Err(CodeError::TooManySymbols(lengths.len()));
         }
         if let Some(&bad) = lengths.iter().find(|&&l| l > MAX_CODE_LEN) {
-            return Err(format!("code length {bad} exceeds {MAX_CODE_LEN}"));
+            return Err(CodeError::LengthTooLong(bad));
         }
         let max_len = lengths.iter().copied().max().unwrap_or(0);
         if max_len == 0 {
-            return Err("no symbol has a code".into());
+            return Err(CodeError::NoCode);
         }
         if kraft_scaled(lengths) > 1u64 << MAX_CODE_LEN {
-            return Err("code lengths violate Kraft's inequality (sum of 2^-length exceeds 1)".into());
+            return Err(CodeError::NotAPrefixCode);
         }
         let mut count = [0u32; MAX_CODE_LEN as usize + 1];
         for &l in lengths.iter().filter(|&&l| l > 0) {
@@ -320,7 +353,7 @@ mod tests {
 
     #[test]
     fn too_many_symbols_for_the_cap_is_an_error() {
-        assert!(limited_lengths(&[1; 9], 3).is_err());
+        assert_eq!(limited_lengths(&[1; 9], 3), Err(CodeError::TooManySymbolsForLength { symbols: 9, max_len: 3 }));
         assert_eq!(limited_lengths(&[1; 8], 3).unwrap(), vec![3; 8]);
     }
 
@@ -376,9 +409,9 @@ mod tests {
 
     #[test]
     fn rejects_impossible_lengths() {
-        assert!(CanonicalCode::new(&[1, 1, 1]).is_err());
-        assert!(CanonicalCode::new(&[0, 0]).is_err());
-        assert!(CanonicalCode::new(&[25]).is_err());
+        assert_eq!(CanonicalCode::new(&[1, 1, 1]).err(), Some(CodeError::NotAPrefixCode));
+        assert_eq!(CanonicalCode::new(&[0, 0]).err(), Some(CodeError::NoCode));
+        assert_eq!(CanonicalCode::new(&[25]).err(), Some(CodeError::LengthTooLong(25)));
     }
 
     proptest! {

@@ -54,7 +54,7 @@ use super::{
     UNCOMPRESSED,
 };
 use crate::bits::{load_be, BitWriter};
-use crate::error::{CodecError, ConfigError};
+use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
 
 /// Encoding id of an E2MC-coded block.
@@ -236,10 +236,14 @@ impl E2mc {
     ) -> Result<usize, CodecError> {
         match &self.state {
             State::Coding(coder) if self.symbol_bits == 16 => coder.decode_symbol::<16>(payload, pos, end, s, out),
-            State::Coding(_) => Err(CodecError::Corrupt(format!("e2mc{} codes no 16-bit symbols", self.symbol_bits))),
-            State::Sampling(_) => {
-                Err(CodecError::Corrupt("E2MC-coded block but the code table is not built yet (sampling)".into()))
-            }
+            State::Coding(_) => Err(CodecError::corrupt(
+                Corruption::Inconsistent,
+                format!("e2mc{} codes no 16-bit symbols", self.symbol_bits),
+            )),
+            State::Sampling(_) => Err(CodecError::corrupt(
+                Corruption::NoCodeTable,
+                "E2MC-coded block but the code table is not built yet (sampling)",
+            )),
         }
     }
 
@@ -308,11 +312,14 @@ impl E2mc {
         for w in 1..layout.pdw {
             // Every way holds at least one codeword, so starts strictly rise.
             if starts[w] <= starts[w - 1] || starts[w] >= data_bits {
-                return Err(CodecError::Corrupt(format!(
-                    "way {w} pointer (byte {}) out of range: previous way at byte {}, data is {data_bits} bits",
-                    starts[w] / 8,
-                    starts[w - 1] / 8
-                )));
+                return Err(CodecError::corrupt(
+                    Corruption::OutOfRange,
+                    format!(
+                        "way {w} pointer (byte {}) out of range: previous way at byte {}, data is {data_bits} bits",
+                        starts[w] / 8,
+                        starts[w - 1] / 8
+                    ),
+                ));
             }
         }
         // A zero-padded copy, so every peek near the end is an in-bounds load.
@@ -337,18 +344,24 @@ impl E2mc {
             let used = pos - header;
             if w + 1 == layout.pdw {
                 if used != data_bits {
-                    return Err(CodecError::Corrupt(format!("{} unread bits after the last way", data_bits - used)));
+                    return Err(CodecError::corrupt(
+                        Corruption::TrailingBits,
+                        format!("{} unread bits after the last way", data_bits - used),
+                    ));
                 }
             } else {
                 let padding = pad8(used - starts[w]) - (used - starts[w]);
                 if starts[w] + pad8(used - starts[w]) != end {
-                    return Err(CodecError::Corrupt(format!(
-                        "way {w} ends at data bit {used} but way {} starts at {end}",
-                        w + 1
-                    )));
+                    return Err(CodecError::corrupt(
+                        Corruption::Inconsistent,
+                        format!("way {w} ends at data bit {used} but way {} starts at {end}", w + 1),
+                    ));
                 }
                 if padding > 0 && peek(payload, pos, padding as u32) != 0 {
-                    return Err(CodecError::Corrupt(format!("non-zero padding after way {w}")));
+                    return Err(CodecError::corrupt(
+                        Corruption::TrailingBits,
+                        format!("non-zero padding after way {w}"),
+                    ));
                 }
             }
             Ok(())
@@ -363,7 +376,7 @@ impl E2mc {
                     let pos = coder.decode_one_way(payload, first[w], ends[w], w, layout.per_way, out)?;
                     check_way(w, pos)?;
                 }
-                Err(CodecError::Corrupt("E2MC ways decode one by one but not in lockstep".into()))
+                Err(CodecError::corrupt(Corruption::Inconsistent, "E2MC ways decode one by one but not in lockstep"))
             }
         }
     }
@@ -407,9 +420,10 @@ impl Codec for E2mc {
         match (compressed.encoding, &self.state) {
             (UNCOMPRESSED, _) => decode_uncompressed_into(compressed, self.geometry, out),
             (E2MC_ENCODING, State::Coding(coder)) => self.decode_into(coder, compressed, out),
-            (E2MC_ENCODING, State::Sampling(_)) => {
-                Err(CodecError::Corrupt("E2MC-coded block but the code table is not built yet (sampling)".into()))
-            }
+            (E2MC_ENCODING, State::Sampling(_)) => Err(CodecError::corrupt(
+                Corruption::NoCodeTable,
+                "E2MC-coded block but the code table is not built yet (sampling)",
+            )),
             (other, _) => Err(CodecError::UnknownEncoding(other)),
         }
     }
@@ -433,10 +447,9 @@ impl Codec for E2mc {
     /// blocks are compressed. A no-op once a table exists.
     fn end_sampling(&mut self) -> Result<(), CodecError> {
         if let State::Sampling(sampler) = &self.state {
-            let coder = sampler
-                .build_table(self.mfv)
-                .and_then(Coder::new)
-                .map_err(|e| CodecError::Corrupt(format!("cannot build the E2MC code table: {e}")))?;
+            let coder = sampler.build_table(self.mfv).and_then(Coder::new).map_err(|e| {
+                CodecError::corrupt(Corruption::NoCodeTable, format!("cannot build the E2MC code table: {e}"))
+            })?;
             self.state = State::Coding(Box::new(coder));
         }
         Ok(())

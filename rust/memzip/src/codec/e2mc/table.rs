@@ -25,7 +25,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::huffman::{kraft_scaled, limited_lengths, MAX_CODE_LEN};
+use super::huffman::{kraft_scaled, limited_lengths, CodeError, MAX_CODE_LEN};
 use super::word_counts::WordCounts;
 use crate::error::ConfigError;
 
@@ -435,10 +435,14 @@ impl Sampler {
     pub fn build_table(&self, mfv: usize) -> Result<CodeTable, ConfigError> {
         let bits = self.symbol_bits;
         let cap = max_code_length(bits);
-        let internal = |e: String| ConfigError::new("e2mc code generation", e, "a sample the code fits");
+        let internal = |e: CodeError| ConfigError::new("e2mc code generation", e.to_string(), "a sample the code fits");
         if !uses_mfv(bits) {
             let Counts::PerPosition(tables) = &self.counts else {
-                return Err(internal("sampler shape does not match symbol length".into()));
+                return Err(ConfigError::new(
+                    "e2mc code generation",
+                    "sampler shape does not match symbol length",
+                    "a sample the code fits",
+                ));
             };
             let lengths = tables
                 .iter()

@@ -9,6 +9,7 @@ use super::*;
 use crate::bits::BitWriter;
 use crate::codec::registry::{build, build_str};
 use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
+use crate::error::Corruption;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -110,7 +111,9 @@ fn e2mc4_hand_vector_and_invalid_code() {
     // `11111` is not a codeword of this incomplete code.
     let mut bad = c.clone();
     bad.payload[0] |= 0b0111_1100;
-    assert!(matches!(codec.decompress(&bad), Err(CodecError::Corrupt(m)) if m.contains("no codeword")));
+    assert!(
+        matches!(codec.decompress(&bad), Err(CodecError::Corrupt { kind: Corruption::UnknownCode, detail: m }) if m.contains("no codeword"))
+    );
 }
 
 #[test]
@@ -153,14 +156,18 @@ fn way_pointers_out_of_range_are_corrupt() {
     };
     // Way 3 at byte 31: past the 45 data bits.
     let far = with_header("00001 00010 11111");
-    assert!(matches!(codec.decompress(&far), Err(CodecError::Corrupt(m)) if m.contains("way 3 pointer")));
+    assert!(
+        matches!(codec.decompress(&far), Err(CodecError::Corrupt { kind: Corruption::OutOfRange, detail: m }) if m.contains("way 3 pointer"))
+    );
     // Way 2 before way 1.
     let back = with_header("00010 00001 00101");
-    assert!(matches!(codec.decompress(&back), Err(CodecError::Corrupt(m)) if m.contains("way 2 pointer")));
+    assert!(
+        matches!(codec.decompress(&back), Err(CodecError::Corrupt { detail: m, .. }) if m.contains("way 2 pointer"))
+    );
     // Way 1 pointer one byte too late: way 0 then ends before its successor.
     let gap = with_header("00010 00011 00101");
     assert!(
-        matches!(codec.decompress(&gap), Err(CodecError::Corrupt(m)) if m == "way 0 ends at data bit 4 but way 1 starts at 16")
+        matches!(codec.decompress(&gap), Err(CodecError::Corrupt { kind: Corruption::Inconsistent, detail: m }) if m == "way 0 ends at data bit 4 but way 1 starts at 16")
     );
 }
 
@@ -173,7 +180,9 @@ fn leftover_and_missing_bits_are_errors() {
     let mut longer = c.clone();
     longer.payload.push(0);
     longer.compressed_bits += 3;
-    assert!(matches!(codec.decompress(&longer), Err(CodecError::Corrupt(m)) if m.contains("3 unread bits")));
+    assert!(
+        matches!(codec.decompress(&longer), Err(CodecError::Corrupt { kind: Corruption::TrailingBits, detail: m }) if m.contains("3 unread bits"))
+    );
     let mut shorter = c.clone();
     shorter.compressed_bits -= 1;
     assert!(matches!(codec.decompress(&shorter), Err(CodecError::Truncated { .. })));
@@ -226,7 +235,7 @@ fn online_sampling_then_compression() {
     assert_eq!(codec.sampler().unwrap().symbols(), 64);
     let mut forged = stored.clone();
     forged.encoding = E2MC_ENCODING;
-    assert!(matches!(codec.decompress(&forged), Err(CodecError::Corrupt(_))));
+    assert!(matches!(codec.decompress(&forged), Err(CodecError::Corrupt { .. })));
     codec.end_sampling().unwrap();
     assert!(!codec.is_sampling());
     let table = codec.table().unwrap().clone();
