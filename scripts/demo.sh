@@ -66,4 +66,6 @@ for pattern in ints floats; do
     "$memzip" table "${dirs[@]}"
 done
 echo
+echo "Equal DRAM bytes, different speedups (adaptive and bdi on ints): a write waiting for its compressor"
+echo "lets the reads behind it go first (README.md, under the demo's table; gpgpu-sim-patch/README.md)."
 echo "Run directories: $out"

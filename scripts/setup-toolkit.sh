@@ -23,7 +23,9 @@ case ${1:-} in
     *) die "unknown argument '$1' (usage: setup-toolkit.sh [--with-cuda11])" ;;
 esac
 
-APT_DEPS=(build-essential xutils-dev bison flex zlib1g-dev libglu1-mesa-dev)
+# python3-pip and python3-venv: `python3 -m pip` (below) and the Python tests' venv;
+# Debian ships them apart from python3.
+APT_DEPS=(build-essential xutils-dev bison flex zlib1g-dev libglu1-mesa-dev python3-pip python3-venv)
 # One pip call installs all of them: a second `pip install --target` into the
 # same dir silently skips the shared nvidia/ namespace dir.
 CUDA_WHEELS=(nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-crt nvidia-cuda-runtime

@@ -77,7 +77,7 @@ E2MC16_OFFLINE = "e2mc16:sampling=offline"
 # MAG-aware BDI 1 / 1.
 LATENCY_DEFAULTS = {E2MC16_OFFLINE: (46, 21), "mag_bdi": (1, 1)}
 
-# DRAM atom = MAG (README.md "MAG sweep: the DRAM atom"). 32 B is the GTX580-MAG32 config as is.
+# DRAM atom = MAG (benchmarks/sweeps/README.md "MAG sweep: the DRAM atom"). 32 B is the GTX580-MAG32 config as is.
 DRAM_FOR_MAG = {
     16: [
         "-gpgpu_n_mem_per_ctrlr 1",
