@@ -28,6 +28,9 @@ else
     echo "SKIP Rust formatting: no rustfmt (rustup component add rustfmt)"
 fi
 
+echo "== Rust structure (no module circle, no file over 800 lines of non-test code)"
+python3 scripts/check-structure.py
+
 echo "== Rust tests (cargo test --workspace)"
 cargo test --workspace --locked
 

@@ -16,6 +16,7 @@ use memzip::mc::EnergyParams;
 use memzip::{Codec, CompressedBlock, ConfigError, Geometry};
 
 use crate::error::{Failure, MEMZIP_ERR_CORRUPT, MEMZIP_ERR_IO, MEMZIP_ERR_MISMATCH, MEMZIP_ERR_SPEC};
+use crate::info::memzip_block_info;
 use crate::stats::Stats;
 
 /// `costs` of `memzip_codec_new`: each codec's own latencies.
@@ -25,20 +26,6 @@ pub const MEMZIP_COSTS_PAPER004: i32 = 1;
 
 /// Largest block any codec takes (`memzip::geometry::BLOCK_SIZES`).
 const MAX_BLOCK_BYTES: usize = 128;
-
-/// What one compressed block costs and weighs (`memzip_block_info`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct memzip_block_info {
-    pub encoding: u32,
-    pub compressed_bits: u32,
-    pub granule_bytes: u32,
-    pub burst_count: u32,
-    pub compress_cycles: u32,
-    pub decompress_cycles: u32,
-    pub compress_pj: f64,
-    pub decompress_pj: f64,
-}
 
 /// The energy model's figures for one handle, looked up per block without
 /// allocating (`memzip::mc::energy` holds the figures and their sources).

@@ -13,6 +13,7 @@
 
 pub mod error;
 pub mod handle;
+pub mod info;
 pub mod stats;
 pub mod trace;
 
@@ -26,7 +27,8 @@ pub use error::{
     memzip_error, Failure, MEMZIP_ERR_ARGUMENT, MEMZIP_ERR_CORRUPT, MEMZIP_ERR_IO, MEMZIP_ERR_MISMATCH,
     MEMZIP_ERR_PANIC, MEMZIP_ERR_SPEC, MEMZIP_OK,
 };
-pub use handle::{memzip_block_info, CodecHandle, MEMZIP_COSTS_DEFAULT, MEMZIP_COSTS_PAPER004};
+pub use handle::{CodecHandle, MEMZIP_COSTS_DEFAULT, MEMZIP_COSTS_PAPER004};
+pub use info::memzip_block_info;
 pub use trace::TraceHandle;
 
 use error::{guard, quiet, status};

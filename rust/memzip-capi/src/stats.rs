@@ -7,7 +7,7 @@ use memzip::codec::{CompressorsUsed, UNCOMPRESSED};
 use memzip::Geometry;
 use serde::Serialize;
 
-use crate::handle::memzip_block_info;
+use crate::info::memzip_block_info;
 
 /// Blocks and bits stored with one encoding.
 #[derive(Debug, Clone, Serialize)]

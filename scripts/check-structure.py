@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Import circles between the modules of each Rust crate under rust/.
+"""The structure rules of the Rust crates under rust/: no import circle
+between modules, no file over 800 lines of non-test code.
 
-    python3 scripts/module-cycles.py [CRATE_DIR...]
+    python3 scripts/check-structure.py [CRATE_DIR...]
 
 A module (one .rs file) depends on another when its code, outside test
 modules and comments, names it: `use crate::a::b`, a path `crate::a::b::f`,
@@ -9,7 +10,9 @@ modules and comments, names it: `use crate::a::b`, a path `crate::a::b::f`,
 A path is resolved to the deepest module file it names. A test module
 (`#[cfg(test)] mod tests`) may use `super::*`: it is not counted. Prints each
 circle (a strongly connected set of modules with more than one member, or a
-module that names itself through its parent) and exits 1 if there is one.
+module that names itself through its parent), and each file over the limit
+(its lines before `#[cfg(test)]`; a `tests.rs` file is all test), and exits 1
+if there is either.
 """
 import re
 import sys
@@ -147,6 +150,17 @@ def crate_graph(crate):
     return {m: dependencies(m, f.read_text(), modules) for m, f in modules.items()}
 
 
+MAX_CODE_LINES = 800
+
+
+def code_lines(path):
+    """Lines of a file before its test module (0 for a file of tests)."""
+    if path.name == "tests.rs":
+        return 0
+    lines = path.read_text().split("\n")
+    return next((i for i, line in enumerate(lines) if line.startswith("#[cfg(test)]")), len(lines))
+
+
 def name(module):
     return "::".join(module) or "(crate root)"
 
@@ -167,6 +181,13 @@ def main(argv):
             for m in group:
                 inside = sorted(name(d) for d in graph[m] if d in members)
                 print(f"    {name(m)} -> {', '.join(inside)}")
+        longest = max(((code_lines(f), f) for f in (crate / "src").rglob("*.rs")), default=(0, None))
+        for lines, path in sorted((code_lines(f), f) for f in (crate / "src").rglob("*.rs")):
+            if lines > MAX_CODE_LINES:
+                bad += 1
+                print(f"  {path.relative_to(ROOT)}: {lines} lines of non-test code (at most {MAX_CODE_LINES})")
+        if longest[1] is not None:
+            print(f"  longest file: {longest[1].relative_to(ROOT)}, {longest[0]} lines of non-test code")
     return 1 if bad else 0
 
 
