@@ -395,7 +395,7 @@ mem_fetch *memzip_partition::return_queue_top(dram_t *dram) {
       h.ready_cycle = now() + delay;
       // In ready-cycle order: a raw reply does not wait behind replies still
       // in the decompressor (a block stored uncompressed saves the
-      // decompression latency, paper 002 Sec. IV), nor a short decompression
+      // decompression latency, the MAG-aware paper Sec. IV), nor a short decompression
       // (adaptive's BDI) behind a long one.
       memzip_latency_queue_insert(m_held, h);
       dram->return_queue_pop();

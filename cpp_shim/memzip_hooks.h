@@ -135,7 +135,7 @@ class memzip_partition {
 // Why: gpgpu-sim pops that queue only from its front, once the front is
 // ready, so appending a write that waits in the compressor would hold up
 // every request queued behind it. In the papers' controller a store does
-// not stall anyone (paper 000 Sec. III-B3: "stores can be done without
+// not stall anyone (the E2MC paper Sec. III-B3: "stores can be done without
 // stalling"), and a pipelined compressor works on several blocks at once.
 // Requests that add no cycles (none, raw reads) arrive in ready-cycle order
 // and go to the back, exactly as before: the none runs stay cycle-identical.

@@ -25,7 +25,7 @@ MANIFESTS = HERE.parent  # benchmarks/<suite>/<name>.env
 PRESET = "study"
 VERIFY = "-memzip_verify 1"
 
-# Every benchmark of the study: the papers' (paper 000 Table VII, paper 002 Table V) that memzip
+# Every benchmark of the study: the papers' (the E2MC paper Table VII, the MAG-aware paper Table V) that memzip
 # has, plus the other Rodinia programs memzip runs. MARS PVC/PVR have no public source; heartwall
 # runs at reduced template and search sizes (its manifest). Listed cheapest `none` run first: the
 # study's none runs go first (they measure each `study` preset: cycles, DRAM utilisation, time).
@@ -54,7 +54,7 @@ def memory_bound():
     return [b for b in STUDY if bound(b) == "memory" and b not in INCOMPRESSIBLE]
 
 
-# The one benchmark of the latency sweep (paper 000 Fig. 5): the most bus-bound (0.81), with blocks
+# The one benchmark of the latency sweep (the E2MC paper Fig. 5): the most bus-bound (0.81), with blocks
 # that compress under both codecs of the sweep (effective CR 3.84 mag_bdi, 3.56 E2MC16 offline),
 # and DRAM traffic that does not depend on timing (blocks read within 0.5% across the study's
 # codecs). transpose, the first choice, reads and writes back up to 10% more blocks when only the
@@ -62,7 +62,7 @@ def memory_bound():
 LATENCY_BENCHMARK = "parboil/lbm"
 
 # E2MC's online window: each controller samples its first N stored blocks (write-backs and
-# host-to-device copies), stored uncompressed meanwhile. Paper 000 samples the first 20M
+# host-to-device copies), stored uncompressed meanwhile. The E2MC paper samples the first 20M
 # instructions GPU-wide (§III-B2b, Fig. 4b) and gives no share of the traffic, so the window
 # cannot be translated; 2048 blocks = 256 KB per controller, 1.5 MB over the 6 controllers
 # (2x the 768 KB L2). README.md discusses the choice.
@@ -72,7 +72,7 @@ OFFLINE = "-memzip_e2mc_sampling offline:auto"
 E2MC16_ONLINE = "e2mc16:sampling=online"
 E2MC16_OFFLINE = "e2mc16:sampling=offline"
 
-# Default latencies (DRAM-controller cycles at 1002 MHz, design.md; rust/memzip/src/codec/*.rs):
+# Default latencies (DRAM-controller cycles at 1002 MHz; sources in rust/memzip/src/codec/*.rs):
 # E2MC16 compresses in 46 and decompresses in ceil(82 / PDW) = 21 at the default PDW 4;
 # MAG-aware BDI 1 / 1.
 LATENCY_DEFAULTS = {E2MC16_OFFLINE: (46, 21), "mag_bdi": (1, 1)}
@@ -173,12 +173,12 @@ def sens_pdw():
     runs = []
     for b in memory_bound():
         runs.append(entry(b, ["none"], [VERIFY]))
-        # Paper 000 Fig. 10 (CR) and Fig. 12b/c (speedup): PDW 1..8, offline and online tables.
+        # The E2MC paper Fig. 10 (CR) and Fig. 12b/c (speedup): PDW 1..8, offline and online tables.
         for codec, line in ((E2MC16_OFFLINE, OFFLINE), (E2MC16_ONLINE, ONLINE)):
             runs.append(entry(b, [f"{codec},pdw=1", f"{codec},pdw=2"], [VERIFY, line]))
             runs.append(entry(b, [codec], [VERIFY, line], name=f"{id_prefix(b)}.pdw{DEFAULT_PDW}"))
             runs.append(entry(b, [f"{codec},pdw=8"], [VERIFY, line]))
-    # No timing runs of the MFV table sizes: paper 000 measures them for the CR only (Fig. 4a),
+    # No timing runs of the MFV table sizes: the E2MC paper measures them for the CR only (Fig. 4a),
     # which the `e2mc16-mfv` analysis (analyses/sensitivity.json) gives from every none run's trace, and their CRs
     # differ by less than 1% (geomean at MAG, 512 to 4K MFVs), below the timing noise floor of
     # noise.json (up to 2.5%): a simulation could not tell them apart.
@@ -254,7 +254,7 @@ def sens_bases():
     return [entry(b, ["none", "mag_bdi", "mag_bdi:bases=8+4+2"], [VERIFY]) for b in memory_bound()]
 
 
-# Paper 000 Fig. 13 (whole-GPU energy and EDP, GPUWattch on v3.2.1) and paper 004 Fig. 7
+# The E2MC paper Fig. 13 (whole-GPU energy and EDP, GPUWattch on v3.2.1) and the adaptive-compression paper Fig. 7
 # (energy with the adaptive selector): memory-bound benchmarks on the papers' simulator with its
 # power model (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1). The first four were the cheapest,
 # chosen before the study measured that scan and srad_v2 store random input; the other memory-bound
@@ -308,14 +308,14 @@ def v321_tiny():
     return [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY if b not in V321_UNSUPPORTED]
 
 
-# The study grid on v3.2.1, the simulator of paper 000 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1):
+# The study grid on v3.2.1, the simulator of the E2MC paper (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1):
 # study.json's runs, in its order, for the benchmarks that run there. Its own spec rather than
 # study.json with a --timeout: MUM would hold a core until the timeout.
 def study_v321():
     return [r for r in study() if r["benchmark"] not in V321_UNSUPPORTED]
 
 
-# Paper 000 §IV-B's inputs for SCAN and FWT (issue 37): E2MC "modified the inputs of SCAN and FWT
+# The E2MC paper §IV-B's inputs for SCAN and FWT (issue 37): E2MC "modified the inputs of SCAN and FWT
 # benchmarks as the original inputs were random ... We use SCAN for stream compaction ... and FWT to
 # transform Walsh functions". Our inputs of that description (the manifests' `compaction` and
 # `walsh` presets; benchmarks/inputs/compaction_flags.py and walsh_signal.py say why each was

@@ -294,7 +294,7 @@ if have_suite rodinia MEMZIP_RODINIA_REPO; then
     bench_run rodinia/bfs none
     bench_run rodinia/bfs mag_bdi
     bench_run rodinia/hotspot mag_bdi
-    # E2MC offline (paper 000 §III-B2) from a none run's trace: the none run
+    # E2MC offline (the E2MC paper §III-B2) from a none run's trace: the none run
     # seeds the cached tables, so the offline run makes no profiling run of its
     # own, and its table compresses.
     tables="$MEMZIP_CACHE/benchmarks/e2mc/rodinia/bfs/tiny@dev"

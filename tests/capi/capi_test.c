@@ -263,7 +263,7 @@ static void check_errors(void) {
   memzip_codec_free(codec);
 }
 
-/* Paper 004's costs: Table III latencies and FPC's prefix table, also inside adaptive. */
+/* The adaptive-compression paper's costs: Table III latencies and FPC's prefix table, also inside adaptive. */
 static void check_paper004_costs(const char *out_dir) {
   memzip_error err;
   memzip_codec *fpc = memzip_codec_new("fpc", 64, 1, MEMZIP_COSTS_PAPER004, NULL, &err);
@@ -278,7 +278,7 @@ static void check_paper004_costs(const char *out_dir) {
         info.compressed_bits);
   CHECK(info.compress_cycles == 3 && info.decompress_cycles == 5, "cycles %u/%u", info.compress_cycles,
         info.decompress_cycles);
-  /* Energy (memzip's model, paper 004 Table III): FPC's 36.9 pJ per 512 bits split 3:5 by power x latency. */
+  /* Energy (memzip's model, the adaptive-compression paper's Table III): FPC's 36.9 pJ per 512 bits split 3:5 by power x latency. */
   CHECK(info.compress_pj > 13.0 && info.compress_pj < 15.0 && info.decompress_pj > 22.0 && info.decompress_pj < 24.0,
         "energy %f/%f", info.compress_pj, info.decompress_pj);
   memzip_codec_free(fpc);

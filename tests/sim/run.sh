@@ -164,7 +164,7 @@ if sim ints-mag_bdi-again mag_bdi ints; then
         cmp -s <(counters ints-mag_bdi) <(counters ints-mag_bdi-again)
 fi
 
-# Stores do not stall (paper 000 Sec. III-B3, Fig. 5): a write's compression
+# Stores do not stall (the E2MC paper Sec. III-B3, Fig. 5): a write's compression
 # latency must not hold up the requests issued after it in the partition's
 # DRAM latency queue, while a read's decompression latency delays its warp.
 # (Before the queue kept ready-cycle order, 500 compression cycles cost +43%.)

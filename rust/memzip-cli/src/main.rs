@@ -33,7 +33,7 @@ struct Cli {
 enum Command {
     /// Evaluate codecs offline on the blocks of -memzip_trace files (one pass per trace).
     Analyze(AnalyzeArgs),
-    /// Build an E2MC code table from the blocks of traces (offline probabilities, paper 000).
+    /// Build an E2MC code table from the blocks of traces (offline probabilities, the E2MC paper).
     E2mcProfile(ProfileArgs),
     /// Compare simulator runs: cycles, speedup and DRAM traffic vs the `none` run.
     Table(TableArgs),
@@ -264,7 +264,7 @@ struct AnalyzeArgs {
     /// length starts from it instead of sampling online.
     #[arg(long)]
     e2mc_table: Option<PathBuf>,
-    /// Offline probabilities from the trace itself (paper 000 Fig. 9a): every e2mc codec without
+    /// Offline probabilities from the trace itself (the E2MC paper Fig. 9a): every e2mc codec without
     /// a --e2mc-table starts from a table profiled from the trace it analyses (one more pass per
     /// symbol length), so no codec depends on --e2mc-sample-blocks.
     #[arg(long)]

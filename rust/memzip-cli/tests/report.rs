@@ -227,7 +227,7 @@ fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     assert!(section.contains(&format!("| geomean | {} | {} |", cr(0), cr(1))), "{section}");
     assert!(!section[..section.find("## Energy").unwrap()].contains("| bfs |"), "bfs has no analyze.json");
 
-    // Paper 002 Fig. 12: the share of each codec's blocks at each stored size.
+    // The MAG-aware paper Fig. 12: the share of each codec's blocks at each stored size.
     let sizes = &section[section.find("### Stored sizes at MAG").expect("the size table")..];
     let shares = |i: usize| {
         let histogram = &analysis[0].codecs[i].mag_size_histogram;

@@ -19,7 +19,7 @@ use crate::flags::Options;
 /// Where an online sampling phase ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnlineWindow {
-    /// `online:<N>`: after N simulated instructions, GPU-wide (paper 000's 20M).
+    /// `online:<N>`: after N simulated instructions, GPU-wide (the E2MC paper's 20M).
     Instructions(u64),
     /// `online:blocks=<N>`: after each controller stored N blocks.
     Blocks(u64),
@@ -139,7 +139,7 @@ impl E2mcFlags {
                     "{flag}: {value} conflicts with {knob}={knob_value} of {name} in the codec: set it in one place"
                 ));
             }
-            // Only 16/32-bit symbols keep most frequent values (paper 000 §III-B2b).
+            // Only 16/32-bit symbols keep most frequent values (the E2MC paper §III-B2b).
             if knob == "mfv" && bits < 16 {
                 continue;
             }

@@ -67,7 +67,7 @@ pub struct AnalyzeOptions {
     /// codecs of its symbol length.
     pub e2mc_table: Option<OfflineTable>,
     /// Every other `e2mc<bits>` codec starts from a table profiled from the
-    /// trace it analyses (paper 000 Section V-A, Fig. 9a: offline
+    /// trace it analyses (the E2MC paper Section V-A, Fig. 9a: offline
     /// probabilities of the same run), one extra pass per symbol length.
     pub e2mc_self_profile: bool,
     /// Decompress every block and compare it with the original.
@@ -166,7 +166,7 @@ pub struct CodecResult {
     pub mag_bytes: u64,
     /// `uncompressed_bits / compressed_bits`.
     pub raw_compression_ratio: Option<f64>,
-    /// Block bytes over MAG-rounded bytes (paper 002 Section III).
+    /// Block bytes over MAG-rounded bytes (the MAG-aware paper Section III).
     pub effective_compression_ratio: Option<f64>,
     /// Blocks per stored size in bytes at the MAG, every multiple of the MAG
     /// up to the block size listed (zeros included).

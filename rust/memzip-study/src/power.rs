@@ -1,5 +1,5 @@
 //! The simulator's own power model around memzip: whole-GPU energy and
-//! energy-delay product, as paper 000 Fig. 13 reports them (GPUWattch).
+//! energy-delay product, as the E2MC paper Fig. 13 reports them (GPUWattch).
 //!
 //! `memzip run --power` turns the model on: GPUWattch on gpgpu-sim
 //! v3.2.1, AccelWattch on dev, both with the GTX480 GPUWattch XML the

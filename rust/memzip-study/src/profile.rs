@@ -1,5 +1,5 @@
 //! `memzip e2mc-profile`: an E2MC code table from the blocks of traces, for
-//! E2MC's offline mode (paper 000 Section III-B2: profile one run, then
+//! E2MC's offline mode (the E2MC paper Section III-B2: profile one run, then
 //! simulate with the table as fixed probabilities).
 //!
 //! Every analysed block (write-backs and copies; reads with

@@ -1,4 +1,4 @@
-//! The Shannon bound of the analysed blocks per symbol length (paper 000
+//! The Shannon bound of the analysed blocks per symbol length (the E2MC paper
 //! Section V-A), computed while streaming.
 //!
 //! 4-, 8- and 16-bit symbols are counted with E2MC's own [`Sampler`] (fixed

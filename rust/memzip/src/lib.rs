@@ -5,6 +5,17 @@
 //! `mag_bytes`, `burst_count`) and decodes it back bit-exact. The [`mc`] module
 //! models the memory controller around a codec (metadata cache, bursts,
 //! latency). The library does no I/O and holds no global state.
+//!
+//! Comments cite the papers memzip implements by short name, with section,
+//! table or figure:
+//! - "the E2MC paper": S. Lal, J. Lucas, B. Juurlink, "E²MC: Entropy Encoding
+//!   Based Memory Compression for GPUs", IPDPS 2017;
+//! - "the MAG-aware paper": S. Lal, M. Renz, J. Hartmer, B. Juurlink, "Memory
+//!   Access Granularity Aware Lossless Compression for GPUs";
+//! - "the adaptive-compression paper": M. Khavari Tavana, Y. Sun, N. Bohm
+//!   Agostini, D. Kaeli, "Exploiting Adaptive Data Compression to Improve
+//!   Performance and Energy-Efficiency of Compute Workloads in Multi-GPU
+//!   Systems", IPDPS 2019.
 
 #![forbid(unsafe_code)]
 

@@ -151,7 +151,7 @@ def analyze(
     analysed (``include_reads`` adds reads); online E2MC sampling ends after
     ``sample_blocks`` blocks unless ``e2mc_table`` (a ``memzip e2mc-profile``
     table) is given or ``e2mc_offline`` (each E2MC codec starts from a table
-    profiled from the trace itself, paper 000 Fig. 9a); ``verify``
+    profiled from the trace itself, the E2MC paper Fig. 9a); ``verify``
     decompresses every block. ``mag_bytes`` may be any power of two down to 1
     (a link: memzip-mgpu's payload traces, with ``include_reads``);
     ``costs="paper004"`` applies the multi-GPU paper's Table III, as

@@ -158,7 +158,7 @@ fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
 }
 
 /// Per program and codec, the share of the blocks stored at each size at the
-/// MAG, with the mean share over the programs: paper 002 Fig. 12 (whose
+/// MAG, with the mean share over the programs: the MAG-aware paper Fig. 12 (whose
 /// "average" is over benchmarks, so each program weighs the same).
 fn size_share_table(programs: &[AnalyzedProgram]) -> String {
     let Some((_, first)) = programs.first() else { return String::new() };

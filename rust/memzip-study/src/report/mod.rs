@@ -3,12 +3,12 @@
 //!
 //! Writes `summary.md`, `summary.csv` and SVG bar charts, the figures the
 //! papers draw: raw and effective compression ratio per program and codec
-//! with geometric means (paper 000 Fig. 9, paper 002 Fig. 13), speedup over
-//! `none` (paper 002 Fig. 14), DRAM traffic relative to `none`, the
+//! with geometric means (the E2MC paper Fig. 9, the MAG-aware paper Fig. 13), speedup over
+//! `none` (the MAG-aware paper Fig. 14), DRAM traffic relative to `none`, the
 //! metadata-cache hit rate, the distribution of stored sizes at MAG
-//! granularity (paper 002 Fig. 12), every codec's compression ratio on the
+//! granularity (the MAG-aware paper Fig. 12), every codec's compression ratio on the
 //! `none` runs' stored blocks (their `analyze.json`), and energy and energy-delay product
-//! relative to `none` (paper 000 Fig. 13, paper 004 Fig. 7) with each run's
+//! relative to `none` (the E2MC paper Fig. 13, the adaptive-compression paper Fig. 7) with each run's
 //! energy by component.
 
 mod analyses;
@@ -104,7 +104,7 @@ const FIGURES: [Figure; 7] = [
     },
 ];
 
-/// The figures the papers draw for memory-bound programs only (paper 002 §V-C), drawn again
+/// The figures the papers draw for memory-bound programs only (the MAG-aware paper §V-C), drawn again
 /// over those alone.
 const MEMORY_BOUND_FIGURES: [&str; 2] = ["effective_cr.svg", "speedup.svg"];
 
@@ -211,7 +211,7 @@ fn energy_section(rows: &[Row]) -> String {
 
 /// Each run's whole-GPU energy, when it ran with the simulator's power model
 /// (`crate::power`): the model's energy, its DRAM part, plus memzip's codec
-/// and metadata-cache energy, as paper 000 Fig. 13 reports energy and EDP.
+/// and metadata-cache energy, as the E2MC paper Fig. 13 reports energy and EDP.
 fn gpu_energy_section(rows: &[Row]) -> String {
     let with_power: Vec<&Row> = rows.iter().filter(|r| r.run.gpu_power.is_some()).collect();
     if with_power.is_empty() {
@@ -535,7 +535,7 @@ pub struct ReportOptions {
     pub memory_bound_utilization: f64,
     /// Only these programs, each a benchmark (`rodinia/backprop`) or a program
     /// with its preset (`rodinia/backprop study`); empty: every program. A
-    /// paper's benchmark list gives its averages (paper 002 Table V).
+    /// paper's benchmark list gives its averages (the MAG-aware paper Table V).
     pub programs: Vec<String>,
 }
 
@@ -600,7 +600,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
         write(figure.file, chart.to_svg())?;
         let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
     }
-    // The papers' speedup figures show memory-bound programs (paper 002 §V-C): the
+    // The papers' speedup figures show memory-bound programs (the MAG-aware paper §V-C): the
     // effective CR and speedup of those alone, where the results have any.
     let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
     if !memory_rows.is_empty() {

@@ -1,4 +1,4 @@
-//! Adaptive selection between codecs (paper 004, Section IV): a sampling
+//! Adaptive selection between codecs (the adaptive-compression paper, Section IV): a sampling
 //! phase compresses a few blocks with every candidate, a vote picks the codec
 //! used for the running phase that follows.
 //!
@@ -27,7 +27,7 @@ use super::{
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
-/// Candidates used when none are configured (paper 004).
+/// Candidates used when none are configured (the adaptive-compression paper).
 pub const DEFAULT_CANDIDATES: [&str; 3] = ["fpc", "cpack_z", "bdi"];
 /// λ of Eq. 1; the paper finds 6 balances bandwidth and latency best.
 pub const DEFAULT_LAMBDA: u32 = 6;

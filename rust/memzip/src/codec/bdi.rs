@@ -1,13 +1,13 @@
 //! Base-Delta-Immediate compression (BDI; Pekhimenko et al., PACT 2012), as
-//! described in paper 002 Section III and paper 004 Table II.
+//! described in the MAG-aware paper Section III and the adaptive-compression paper Table II.
 //!
 //! A block is read as little-endian values of a base size (8, 4 or 2 bytes).
 //! Every value is stored as a fixed-width signed delta from one of two bases:
 //! an implicit zero base (narrow values) and one explicit base, the first value
-//! whose delta from zero does not fit the delta width (paper 002 Sec. III: "the
+//! whose delta from zero does not fit the delta width (the MAG-aware paper Sec. III: "the
 //! first value that cannot be compressed with the zero base"). A bitmask with
 //! one bit per value says which base each delta belongs to. All encodings are
-//! tried and the smallest wins (paper 002 Sec. III).
+//! tried and the smallest wins (the MAG-aware paper Sec. III).
 //!
 //! Payload layouts (MSB-first, no padding between fields):
 //!
@@ -24,11 +24,11 @@
 //! | 8  | base2_delta1   | base (16 b), bitmask, n x 8 b             | 74    | 38   | 20    |
 //!
 //! (sizes in bytes; n = block bytes / base bytes). The ids follow the prefix
-//! order of paper 004 Table II, except that 0 is "uncompressed" as for every
+//! order of the adaptive-compression paper Table II, except that 0 is "uncompressed" as for every
 //! memzip codec; 9 encodings need 4 metadata bits, as in that table.
 //!
 //! Decisions where the papers leave room:
-//! - Sizes include the explicit base and the bitmask (paper 002 Fig. 4: "40
+//! - Sizes include the explicit base and the bitmask (the MAG-aware paper Fig. 4: "40
 //!   bytes including non-zero base and 32-bit bitmask"). The bitmask is exactly
 //!   one bit per value, not rounded to whole bytes: the payload is a packed
 //!   bitstream, so only 32-byte blocks with an 8-byte base (a 4-bit bitmask)
@@ -60,7 +60,7 @@ use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
 
 /// One two-base (implicit zero + explicit) base-delta layout: the unit both
-/// BDI and MAG-aware BDI build their encodings from (paper 002 Fig. 9 is one
+/// BDI and MAG-aware BDI build their encodings from (the MAG-aware paper Fig. 9 is one
 /// such compressor unit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BaseDelta {
@@ -70,7 +70,7 @@ pub(crate) struct BaseDelta {
     pub delta_bits: u32,
     /// Deltas are two's complement (sign-extended on decode), as in BDI;
     /// otherwise they are unsigned, so only values at or above their base fit
-    /// (MAG-aware BDI's "leading zeros", paper 002 Sec. VI-C).
+    /// (MAG-aware BDI's "leading zeros", the MAG-aware paper Sec. VI-C).
     pub signed: bool,
 }
 
@@ -92,7 +92,7 @@ impl BaseDelta {
         block_bytes / self.base_bytes
     }
 
-    /// Explicit base plus bitmask: paper 002 Eq. 1's `header_size`, in bits.
+    /// Explicit base plus bitmask: the MAG-aware paper Eq. 1's `header_size`, in bits.
     pub fn header_bits(&self, block_bytes: usize) -> usize {
         self.base_bytes * 8 + self.value_count(block_bytes)
     }
@@ -230,7 +230,7 @@ impl BaseDelta {
     }
 
     /// Reads base, bitmask and deltas back and adds each delta to its base
-    /// (paper 002 Fig. 10) into `out` (one block). Any bit pattern of the
+    /// (the MAG-aware paper Fig. 10) into `out` (one block). Any bit pattern of the
     /// right length decodes.
     pub fn decode_into(&self, reader: &mut BitReader<'_>, out: &mut [u8]) -> Result<(), CodecError> {
         match self.base_bytes {
@@ -326,10 +326,10 @@ const REPEATED: EncodingId = 2;
 const FIRST_BASE_DELTA: EncodingId = 3;
 /// Bits stored for a zero block (see the module notes).
 const ZERO_BLOCK_BITS: u32 = 8;
-/// The repeated-value encoding stores one 8-byte value (paper 004 Table II).
+/// The repeated-value encoding stores one 8-byte value (the adaptive-compression paper Table II).
 const REPEATED_WORD_BYTES: usize = 8;
 
-/// The six base/delta pairs of BDI (paper 002 Sec. III, paper 004 Table II),
+/// The six base/delta pairs of BDI (the MAG-aware paper Sec. III, the adaptive-compression paper Table II),
 /// in id order from [`FIRST_BASE_DELTA`].
 const BASE_DELTA_ENCODINGS: [BaseDelta; 6] = [
     BaseDelta::new(8, 8),
@@ -429,7 +429,7 @@ impl Codec for Bdi {
         self.geometry
     }
 
-    /// Sizes every encoding (paper 002 Sec. III: all are tried, the smallest
+    /// Sizes every encoding (the MAG-aware paper Sec. III: all are tried, the smallest
     /// wins), then writes only the winner's bitstream.
     fn compress_into(&mut self, block: &[u8], out: &mut CompressedBlock) -> Result<(), CodecError> {
         check_block_size(block, self.geometry)?;
@@ -476,7 +476,7 @@ impl Codec for Bdi {
     }
 
     fn latency(&self) -> Latency {
-        // design.md: BDI compresses and decompresses in one cycle each.
+        // The MAG-aware paper §V-A: BDI compresses and decompresses in one cycle each.
         Latency::new(1, 1)
     }
 
@@ -535,7 +535,7 @@ mod tests {
     #[test]
     fn static_sizes_for_128_byte_blocks() {
         let bytes: Vec<usize> = BASE_DELTA_ENCODINGS.iter().map(|l| l.compressed_bits(128) / 8).collect();
-        // Paper 002 Sec. IV-B: Base4-Δ1 is 40 bytes, Base4-Δ2 72 bytes, both with base and bitmask.
+        // The MAG-aware paper Sec. IV-B: Base4-Δ1 is 40 bytes, Base4-Δ2 72 bytes, both with base and bitmask.
         assert_eq!(bytes, vec![26, 42, 74, 40, 72, 74]);
         let bytes_64: Vec<usize> = BASE_DELTA_ENCODINGS.iter().map(|l| l.compressed_bits(64) / 8).collect();
         assert_eq!(bytes_64, vec![17, 25, 41, 22, 38, 38]);

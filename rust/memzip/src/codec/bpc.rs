@@ -84,11 +84,11 @@
 //!
 //! No MAG-aware variant: MAG-aware BDI works because BDI's sizes are set by a
 //! free parameter (the delta width) that can be grown until a block fills a
-//! whole number of MAGs (paper 002, Sec. IV). BPC has no such parameter: every
+//! whole number of MAGs (the MAG-aware paper, Sec. IV). BPC has no such parameter: every
 //! symbol is a fixed-size prefix code, the size is the sum of per-plane
 //! symbols, and each symbol is already the shortest the table allows, so the
 //! bits cannot be rearranged to land on a MAG boundary. Padding a stream up to
-//! the boundary moves the same bursts. Paper 002's Table I (Sec. IV-A) lists
+//! the boundary moves the same bursts. The MAG-aware paper's Table I (Sec. IV-A) lists
 //! BPC as not MAG-adaptable for this reason ("variable codes, dynamic size").
 //! Measured ceiling of any bit-saving trick (`encoded_bits` against the burst
 //! boundaries, 128 B blocks, 32 B MAG, the 13 traces in benchmarks/traces/):

@@ -1,4 +1,4 @@
-//! C-Pack (Chen et al., IEEE TVLSI 2010, Table I) and C-Pack+Z (paper 004,
+//! C-Pack (Chen et al., IEEE TVLSI 2010, Table I) and C-Pack+Z (the adaptive-compression paper,
 //! Table II): one type, two registry names (`cpack`, `cpack_z`).
 //!
 //! The block is read as 32-bit little-endian words (`words(block, 4)`); the
@@ -8,7 +8,7 @@
 //! index when the pattern uses the dictionary, then its unmatched low-order
 //! bytes, all MSB first and back to back:
 //!
-//! | pattern    | meaning                  | `cpack` (Chen Table I) | `cpack_z` (paper 004 Table II) | bits (cpack / cpack_z) |
+//! | pattern    | meaning                  | `cpack` (Chen Table I) | `cpack_z` (the adaptive-compression paper Table II) | bits (cpack / cpack_z) |
 //! |------------|--------------------------|------------------------|--------------------------------|------------------------|
 //! | zzzz       | zero word                | 00                     | 01                             | 2 / 2                  |
 //! | xxxx       | new word, 32-bit literal | 01                     | 10                             | 34 / 34                |
@@ -18,7 +18,7 @@
 //! | mmmx       | high three bytes matched | 1110 + index + 8 bits  | 1111 + index + 8 bits          | 16 / 16                |
 //! | zero block | whole block zero         | —                      | 00 (encoding id 2)             | — / 2                  |
 //!
-//! Paper 004 spends code 00 on the zero block, which moves every other code
+//! The adaptive-compression paper spends code 00 on the zero block, which moves every other code
 //! along by one and makes a full match cost 8 bits instead of 6; `cpack_z`
 //! follows that table exactly, `cpack` follows Chen et al. (code 1111 is
 //! unused there and is rejected).
@@ -56,7 +56,7 @@ pub const ENCODING_ZERO_BLOCK: EncodingId = 2;
 const WORD_BYTES: usize = 4;
 const DICTIONARY_ENTRIES: usize = 16;
 const INDEX_BITS: u32 = 4;
-/// Paper 004 Table II: the zero block is code 00, 2 bits.
+/// The adaptive-compression paper Table II: the zero block is code 00, 2 bits.
 const ZERO_BLOCK_CODE: u64 = 0b00;
 const ZERO_BLOCK_CODE_BITS: u32 = 2;
 /// A word whose three high-order bytes are zero is "zzzx".
@@ -125,7 +125,7 @@ const CHEN_CODES: [Code; 6] = [
     code(Pattern::Mmmx, 0b1110, 4),
 ];
 
-/// Paper 004, Table II (C-Pack+Z), patterns 2-7; pattern 1 is the zero block.
+/// The adaptive-compression paper, Table II (C-Pack+Z), patterns 2-7; pattern 1 is the zero block.
 const PAPER004_CODES: [Code; 6] = [
     code(Pattern::Zzzz, 0b01, 2),
     code(Pattern::Xxxx, 0b10, 2),
@@ -189,7 +189,7 @@ impl Dictionary {
 #[derive(Debug, Clone)]
 pub struct CPack {
     geometry: Geometry,
-    /// C-Pack+Z: paper 004's code table and the zero-block encoding.
+    /// C-Pack+Z: the adaptive-compression paper's code table and the zero-block encoding.
     zero_block_code: bool,
 }
 
@@ -516,7 +516,8 @@ impl Codec for CPack {
         Ok(self.size_of(block))
     }
 
-    /// design.md: C-Pack 12/13, C-Pack+Z 16/9 cycles.
+    /// C-Pack 12/13 cycles (the MAG-aware paper §V-A), C-Pack+Z 16/9 (the
+    /// adaptive-compression paper, Table III).
     fn latency(&self) -> Latency {
         if self.zero_block_code {
             Latency::new(16, 9)

@@ -1,5 +1,5 @@
 //! Frequent Pattern Compression (FPC; Alameldeen & Wood, UW-Madison TR 1500,
-//! 2004, Table 1 — paper 004's reference [3]).
+//! 2004, Table 1 — the adaptive-compression paper's reference [3]).
 //!
 //! The block is read as 32-bit little-endian words (`words(block, 4)`: a GPU
 //! `int` in memory is one word, its "high halfword" is the two bytes at the
@@ -19,10 +19,10 @@
 //!
 //! Runs longer than 8 zero words are split into several run tokens.
 //!
-//! Paper 004's Table II lists a different FPC table; it is available as
+//! The adaptive-compression paper's Table II lists a different FPC table; it is available as
 //! `fpc:variant=paper004`:
 //!
-//! | prefix | pattern (paper 004, Table II)                  | data bits |
+//! | prefix | pattern (the adaptive-compression paper, Table II)                  | data bits |
 //! |--------|------------------------------------------------|-----------|
 //! | 000    | zero block (the whole payload)                 | 0         |
 //! | 001    | zero word                                      | 0         |
@@ -69,7 +69,7 @@ pub enum FpcVariant {
     /// Alameldeen & Wood's TR, Table 1: zero runs and an uncompressed-word escape.
     #[default]
     Original,
-    /// Paper 004, Table II: zero block, zero word, no escape.
+    /// The adaptive-compression paper, Table II: zero block, zero word, no escape.
     Paper004,
 }
 
@@ -283,7 +283,7 @@ impl Fpc {
 
     /// Calls `emit(prefix and data field as one value, its width)` for each
     /// token of `block`, or returns `None` when the variant cannot encode some
-    /// word (paper 004's table has no escape). Shared by the encoder (which
+    /// word (the adaptive-compression paper's table has no escape). Shared by the encoder (which
     /// writes the tokens) and the size-only path (which adds the widths), so
     /// the two cannot disagree.
     #[inline(always)]
@@ -711,7 +711,7 @@ impl Codec for Fpc {
         })
     }
 
-    /// design.md: FPC 6/10 cycles.
+    /// The MAG-aware paper §V-A: FPC compresses in 6 cycles and decompresses in 10.
     fn latency(&self) -> Latency {
         Latency::new(6, 10)
     }

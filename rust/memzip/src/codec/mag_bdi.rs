@@ -1,4 +1,4 @@
-//! MAG-aware BDI (paper 002, Section IV, Table III, Eq. 1).
+//! MAG-aware BDI (the MAG-aware paper, Section IV, Table III, Eq. 1).
 //!
 //! BDI with one 4-byte explicit base (plus the implicit zero base) and delta
 //! widths chosen so that base + bitmask + deltas fill an exact multiple of the
@@ -40,7 +40,7 @@
 //! - `compressed_bits` is the real stored size, header + deltas x width; with
 //!   8- or 2-byte bases the floor in Eq. 1 can leave it a few bits under
 //!   `comp_size`, which never changes the burst count.
-//! - Knob `bases` (paper 002 Fig. 17's extension): `4` (default, the paper's
+//! - Knob `bases` (the MAG-aware paper Fig. 17's extension): `4` (default, the paper's
 //!   design) or `8+4+2`; each base size gets its own Eq.-1 widths. Ids list
 //!   the 4-byte encodings first, then 8-byte, then 2-byte, so ids 1..=3 mean
 //!   the same in both settings. The smallest encoding over all bases wins
@@ -250,7 +250,7 @@ impl Codec for MagBdi {
     }
 
     fn latency(&self) -> Latency {
-        // design.md / paper 002 Sec. IV-E: one vector subtraction / addition.
+        // The MAG-aware paper §IV-E: one vector subtraction / addition.
         Latency::new(1, 1)
     }
 

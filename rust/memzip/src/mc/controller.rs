@@ -6,15 +6,15 @@
 //! decision is made in this file.
 //!
 //! Modelling choices (the papers' where they say, ours where they do not):
-//! - Write-back (papers 000 §III-A, 002 §IV-F): compress, update the block's
+//! - Write-back (the E2MC paper §III-A, the MAG-aware paper §IV-F): compress, update the block's
 //!   metadata in the metadata cache (write-allocate, see
 //!   [`metadata_cache`](super::metadata_cache)) and the backing store, write
 //!   `burst_count` bursts, add the compression latency.
-//! - Read: metadata-cache lookup first (1 cycle, paper 002 §V; a miss adds a
+//! - Read: metadata-cache lookup first (1 cycle, the MAG-aware paper §V; a miss adds a
 //!   DRAM access of one metadata line), then `burst_count` bursts of the
 //!   stored encoding, then the decompression latency when the block is
 //!   stored compressed (an uncompressed block bypasses the decompressor).
-//! - Host-to-device copy (paper 000 §III-A: "E2MC requires compression when
+//! - Host-to-device copy (the E2MC paper §III-A: "E2MC requires compression when
 //!   the data is transferred from CPU to GPU to initialize the MDC"): compress
 //!   and initialise the block's metadata in the backing store. The copy's
 //!   traffic is counted apart from kernel traffic, and the metadata cache is
@@ -50,7 +50,7 @@ use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
 /// When the codec's online sampling phase ends (E2MC learns its symbol
-/// probabilities from the first part of a run, paper 000 §III-B2, storing the
+/// probabilities from the first part of a run, the E2MC paper §III-B2, storing the
 /// blocks of that phase raw).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SamplingWindow {
@@ -59,7 +59,7 @@ pub enum SamplingWindow {
     None,
     /// The caller ends it with [`MemoryController::end_sampling`] (the
     /// simulator does after `online:<instructions>` simulated instructions,
-    /// paper 000's window).
+    /// the E2MC paper's window).
     External,
     /// The controller ends it itself once it has stored this many blocks
     /// (write-backs and host-to-device copies): `online:blocks=N`, a window
@@ -74,7 +74,7 @@ pub struct McOptions {
     pub compress_latency: Option<u32>,
     /// Overrides the codec's decompression latency (`-memzip_decomp_latency`).
     pub decompress_latency: Option<u32>,
-    /// Metadata-cache lookup latency on reads (paper 002 §V: 1 cycle).
+    /// Metadata-cache lookup latency on reads (the MAG-aware paper §V: 1 cycle).
     pub mdc_latency: u32,
     /// Decompress every compressed block and compare (`-memzip_verify`).
     pub verify: bool,
@@ -417,7 +417,7 @@ impl MemoryController {
 
     /// A host-to-device copy of a block the program allows to be
     /// approximated: as [`write_approximable_block`](Self::write_approximable_block)
-    /// (the copy is the first time the data is stored compressed, paper 000
+    /// (the copy is the first time the data is stored compressed, the E2MC paper
     /// Sec. III-A, so an approximation starts there).
     pub fn memcpy_approximable_block(
         &mut self,
@@ -636,7 +636,7 @@ impl MemoryController {
 
     /// Compression energy of the block just compressed. A block stored raw
     /// during an online sampling phase was only counted into E2MC's value
-    /// frequency table (paper 000 §III-B2), not encoded: no compressor ran.
+    /// frequency table (the E2MC paper §III-B2), not encoded: no compressor ran.
     fn compress_energy(&mut self, sampled: bool, compressed: &CompressedBlock) -> f64 {
         if sampled && !compressed.is_compressed() {
             return 0.0;

@@ -1,13 +1,13 @@
 //! Energy model of the memory controller: what compression costs (the
 //! compressor and decompressor, the metadata cache) and what it saves (DRAM
 //! bursts), so a run can be judged by energy and energy-delay product as
-//! paper 000 (Fig. 13) and paper 004 (Fig. 7) judge it.
+//! the E2MC paper (Fig. 13) and the adaptive-compression paper (Fig. 7) judge it.
 //!
 //! Every constant is a field of [`EnergyParams`], one `-memzip_energy_*`
 //! flag each (see `rust/memzip-ffi/src/options.rs`); defaults and their
 //! derivation:
 //!
-//! - **FPC, BDI, C-Pack(+Z)** — paper 004 Table III (7 nm, 1 GHz) gives the
+//! - **FPC, BDI, C-Pack(+Z)** — the adaptive-compression paper Table III (7 nm, 1 GHz) gives the
 //!   combined energy to compress and decompress one 512-bit block: FPC
 //!   36.9 pJ, BDI 1.3 pJ, C-Pack+Z 40.0 pJ. It is split into compression and
 //!   decompression in proportion to power x latency of the same table
@@ -17,10 +17,10 @@
 //!   (x2 for a 128-byte block: each unit processes the block's words once).
 //!   C-Pack without the zero-block extension uses the C-Pack+Z figure.
 //! - **MAG-aware BDI** — BDI's figure, with the compression half scaled by
-//!   the compressor-unit ratio: paper 002 §IV-E, "MAG-aware BDI only requires
+//!   the compressor-unit ratio: the MAG-aware paper §IV-E, "MAG-aware BDI only requires
 //!   three compressor units, BDI used six" (ratio 0.5); the decompressor is
 //!   BDI's.
-//! - **E2MC** — paper 000 Table III (32 nm) gives one unit's power and clock
+//! - **E2MC** — the E2MC paper Table III (32 nm) gives one unit's power and clock
 //!   for each symbol length (SL); a unit handles one symbol per cycle
 //!   (§IV-A), so the energy per symbol is power / frequency (SL 16:
 //!   compressor 5.47 mW / 1.43 GHz = 3.83 pJ, decompressor 11.89 mW /
@@ -29,7 +29,7 @@
 //!   decompress). Parallel decoding ways split a block's symbols over `n`
 //!   decompressors (§III-G: "does not add up to the total number of required
 //!   units"), so the energy does not depend on the PDW.
-//! - **Metadata cache** — paper 002 §V-B (CACTI 6.5, 32 nm, 16 KB): 0.0014 nJ
+//! - **Metadata cache** — the MAG-aware paper §V-B (CACTI 6.5, 32 nm, 16 KB): 0.0014 nJ
 //!   per read, 0.00097 nJ per write; not rescaled for other capacities. A
 //!   read-back looks the block up (one read); a write-back updates its
 //!   metadata (one write); a miss fills the line (one more write).
@@ -46,7 +46,7 @@
 //!   per-access terms, so they sit above datasheet GDDR5 I/O figures; the
 //!   flags take any other figure.
 //!
-//! The 7 nm (paper 004) and 32 nm (papers 000 and 002) figures are used as
+//! The 7 nm (the adaptive-compression paper) and 32 nm (the E2MC and MAG-aware papers) figures are used as
 //! published, not rescaled to one node.
 //!
 //! What is charged (the controller calls [`EnergyModel`] per event):
@@ -64,13 +64,13 @@ use std::collections::BTreeMap;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-/// The block size paper 004's Table III figures are for.
+/// The block size the adaptive-compression paper's Table III figures are for.
 pub const PAPER004_BLOCK_BITS: usize = 512;
 
 /// The DRAM atom the GPUWattch GTX480 coefficients are per command of.
 pub const GPUWATTCH_GTX480_ATOM_BITS: f64 = 512.0;
 
-/// One row of paper 004 Table III: power (mW) and latency (cycles at 1 GHz)
+/// One row of the adaptive-compression paper Table III: power (mW) and latency (cycles at 1 GHz)
 /// of the compressor and decompressor.
 #[derive(Debug, Clone, Copy)]
 struct PowerLatency {
@@ -95,7 +95,7 @@ const BDI_TABLE3: PowerLatency =
 const CPACK_Z_TABLE3: PowerLatency =
     PowerLatency { compress_mw: 1.8, compress_cycles: 16.0, decompress_mw: 1.3, decompress_cycles: 9.0 };
 
-/// Paper 000 Table III: symbol length, compressor GHz and mW, decompressor
+/// The E2MC paper Table III: symbol length, compressor GHz and mW, decompressor
 /// GHz and mW of one unit.
 const E2MC_TABLE3: [(usize, f64, f64, f64, f64); 4] = [
     (4, 1.67, 1.43, 1.11, 5.12),
@@ -115,21 +115,21 @@ fn e2mc_table3_pj_per_symbol(symbol_bits: usize) -> Option<(f64, f64)> {
 /// The energy constants; every field is a `-memzip_energy_*` flag.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnergyParams {
-    /// FPC compress + decompress, pJ per 512-bit block (paper 004 Table III).
+    /// FPC compress + decompress, pJ per 512-bit block (the adaptive-compression paper Table III).
     pub fpc_pj: f64,
-    /// BDI compress + decompress, pJ per 512-bit block (paper 004 Table III).
+    /// BDI compress + decompress, pJ per 512-bit block (the adaptive-compression paper Table III).
     pub bdi_pj: f64,
-    /// C-Pack+Z compress + decompress, pJ per 512-bit block (paper 004 Table III).
+    /// C-Pack+Z compress + decompress, pJ per 512-bit block (the adaptive-compression paper Table III).
     pub cpack_pj: f64,
-    /// MAG-aware BDI's compressor units over BDI's (paper 002: 3 of 6).
+    /// MAG-aware BDI's compressor units over BDI's (the MAG-aware paper: 3 of 6).
     pub mag_bdi_unit_ratio: f64,
-    /// E2MC pJ per symbol compressed; `None`: paper 000 Table III for the SL.
+    /// E2MC pJ per symbol compressed; `None`: the E2MC paper Table III for the SL.
     pub e2mc_compress_pj_per_symbol: Option<f64>,
-    /// E2MC pJ per symbol decompressed; `None`: paper 000 Table III for the SL.
+    /// E2MC pJ per symbol decompressed; `None`: the E2MC paper Table III for the SL.
     pub e2mc_decompress_pj_per_symbol: Option<f64>,
-    /// Metadata-cache read, pJ (paper 002: 0.0014 nJ for 16 KB).
+    /// Metadata-cache read, pJ (the MAG-aware paper: 0.0014 nJ for 16 KB).
     pub mdc_read_pj: f64,
-    /// Metadata-cache write, pJ (paper 002: 0.00097 nJ for 16 KB).
+    /// Metadata-cache write, pJ (the MAG-aware paper: 0.00097 nJ for 16 KB).
     pub mdc_write_pj: f64,
     /// DRAM read, pJ per bit moved (GPUWattch GTX480).
     pub dram_read_pj_per_bit: f64,
@@ -165,7 +165,7 @@ pub struct CodecEnergy {
 }
 
 impl CodecEnergy {
-    /// A paper 004 Table III total, split by power x latency and scaled from
+    /// A total of the adaptive-compression paper's Table III, split by power x latency and scaled from
     /// 512 bits to the block.
     fn from_table3(total_pj_per_512_bits: f64, row: PowerLatency, block_bits: usize) -> Self {
         let total = total_pj_per_512_bits * block_bits as f64 / PAPER004_BLOCK_BITS as f64;

@@ -3,10 +3,10 @@
 //! bursts to fetch without first reading the metadata from DRAM.
 //!
 //! What the papers fix, and what we chose where they do not:
-//! - Size and associativity: MAG-aware BDI (paper 002, §IV-F) uses 16 KB,
-//!   4-way per memory controller (E2MC, paper 000 §IV-D, used 8 KB, 4-way);
+//! - Size and associativity: MAG-aware BDI (the MAG-aware paper, §IV-F) uses 16 KB,
+//!   4-way per memory controller (E2MC, the E2MC paper §IV-D, used 8 KB, 4-way);
 //!   both are [`MdcConfig`] knobs, default 16 KB / 4-way.
-//! - Line size and coverage: paper 002 §IV-F: "a 128-byte cache block can
+//! - Line size and coverage: the MAG-aware paper §IV-F: "a 128-byte cache block can
 //!   store the metadata of 512 blocks", so "a 16KB metadata cache ... can store
 //!   the metadata of 64K blocks". A line holds the packed metadata of
 //!   `line_bits / metadata_bits` *consecutive* blocks (default 128-byte line,
@@ -18,8 +18,8 @@
 //! - Replacement: LRU (the papers cache "the most recently used metadata").
 //! - Indexing: line number = block index / blocks per line; set = line
 //!   number mod sets (the low bits when sets is a power of two).
-//! - Miss cost: paper 000 §IV-D: a miss "requires two accesses to DRAM", and
-//!   paper 002 §V: "the additional latency of accessing the off-chip memory in
+//! - Miss cost: the E2MC paper §IV-D: a miss "requires two accesses to DRAM", and
+//!   the MAG-aware paper §V: "the additional latency of accessing the off-chip memory in
 //!   case of a miss". We fetch the whole missing line: one extra DRAM access
 //!   of `line_bytes` (reported by [`MetadataCache::line_bytes`]; set
 //!   `line_bytes` equal to the MAG for a one-atom fill).
@@ -53,7 +53,7 @@ pub struct MdcConfig {
 }
 
 impl Default for MdcConfig {
-    /// Paper 002 §IV-F: 16 KB, 4-way, 128-byte lines.
+    /// The MAG-aware paper §IV-F: 16 KB, 4-way, 128-byte lines.
     fn default() -> Self {
         MdcConfig { capacity_bytes: 16 * 1024, assoc: 4, line_bytes: 128 }
     }
@@ -311,7 +311,7 @@ mod tests {
         // 3 bits do not divide 1024: 341 fields per line, 1 bit unused.
         let mdc = MetadataCache::new(MdcConfig::default(), 3).unwrap();
         assert_eq!((mdc.blocks_per_line(), mdc.capacity_blocks()), (341, 341 * 128));
-        // Paper 000's 8 KB, 4-way cache.
+        // The E2MC paper's 8 KB, 4-way cache.
         let mdc = cache(8 * 1024, 4, 128, 2);
         assert_eq!((mdc.num_sets(), mdc.capacity_blocks()), (16, 32 * 1024));
     }

@@ -62,7 +62,7 @@ impl CompressionStats {
     }
 
     /// Effective compression ratio: original bytes over MAG-rounded bytes,
-    /// the ratio DRAM bandwidth actually sees (paper 002 §III).
+    /// the ratio DRAM bandwidth actually sees (the MAG-aware paper §III).
     pub fn effective_ratio(&self) -> Option<f64> {
         ratio(self.uncompressed_bits / 8, self.mag_bytes)
     }

@@ -1,4 +1,5 @@
-//! E2MC: entropy-encoding memory compression for GPUs (paper 000, Lal et al.).
+//! E2MC: "E²MC: Entropy Encoding Based Memory Compression for GPUs" (Lal,
+//! Lucas, Juurlink, IPDPS 2017), "the E2MC paper" in memzip's comments.
 //!
 //! Canonical Huffman coding of 4-, 8-, 16- or 32-bit symbols (`e2mc4` ..
 //! `e2mc32`), following the paper's design:

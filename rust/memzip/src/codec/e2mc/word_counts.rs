@@ -1,5 +1,5 @@
 //! Exact counts of 32-bit values: the software value frequency table of
-//! E2MC32's sampling phase (paper 000 Sec. III-B2b).
+//! E2MC32's sampling phase (the E2MC paper Sec. III-B2b).
 //!
 //! Sampled words are buffered and counted in batches: a radix sort orders a
 //! batch, and one pass merges its runs of equal words into the sorted counts
