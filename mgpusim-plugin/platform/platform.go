@@ -6,19 +6,18 @@
 //   - "bus": the fabric of "Exploiting Adaptive Data Compression to Improve
 //     Performance and Energy-Efficiency of Compute Workloads in Multi-GPU
 //     Systems" (Tavana et al., IPDPS 2019), §VI-B and Table VII (package
-//     fabric), with that paper's GPU memory system: 8 L2 banks of 256 KB and
-//     8 DRAM channels per GPU.
+//     fabric), with that paper's GPU memory system (8 L2 banks of 256 KB and
+//     8 DRAM channels per GPU) and memory layout (4 KB pages interleaved
+//     over the GPUs).
 //   - "pcie": MGPUSim's own platform unchanged (its timingconfig builder:
 //     PCIe 4.0 x16 with a switch per two GPUs, 16 L2 banks and DRAM channels
 //     per GPU), the reference the compression hook is checked against.
 //
 // Both run programs on a unified GPU (MGPUSim's `-unified-gpus`): the driver
-// spreads a kernel's workgroups over every GPU's CUs and allocates memory in
-// 4 KB pages that rotate over the GPUs, as the paper's §VI-A describes ("we
-// layout the memory by interleaving 4 KB pages ... Workgroups are scheduled
-// using a round robin scheme across all the CUs on all 4 GPUs"). MGPUSim
-// gives each GPU a contiguous range of workgroups rather than dealing them
-// out one by one; see the plugin README for what that means.
+// spreads a kernel's workgroups over every GPU's CUs, as the paper's §VI-A
+// describes ("Workgroups are scheduled using a round robin scheme across all
+// the CUs on all 4 GPUs"); MGPUSim gives each GPU a contiguous range of
+// workgroups rather than dealing them out one by one.
 package platform
 
 import (
@@ -63,6 +62,10 @@ type Config struct {
 	Bus         fabric.Config // the bus's shape (FabricBus only)
 	MemoryBanks int           // L2 banks and DRAM channels per GPU (FabricBus only; 0: the paper's 8)
 	Parallel    bool          // Akita's parallel engine
+	// InterleavePages places GPU memory in 4 KB pages rotating over the
+	// GPUs, the paper's layout (FabricBus only; see interleavedPageTable);
+	// off, MGPUSim places each buffer whole on one GPU.
+	InterleavePages bool
 	// InvalidateL1AtLaunch empties every L1 vector cache when a kernel
 	// launch reaches its GPU, as GCN hardware does and MGPUSim does not
 	// (see l1Invalidator); off, a multi-kernel program may read stale lines.
@@ -74,7 +77,7 @@ type Config struct {
 // PaperConfig is the paper's machine: 4 GPUs on the §VI-B bus.
 func PaperConfig() Config {
 	return Config{GPUs: 4, Fabric: FabricBus, Bus: fabric.PaperConfig(), MemoryBanks: paperMemoryBanks,
-		InvalidateL1AtLaunch: true}
+		InterleavePages: true, InvalidateL1AtLaunch: true}
 }
 
 // Validate names the first setting that cannot work.
@@ -162,6 +165,9 @@ func buildBusPlatform(s *simulation.Simulation, cfg Config, p *Platform) error {
 	storage := mem.NewStorage(uint64(cfg.GPUs+1) * gpuMemBytes)
 
 	pageTable := vm.NewPageTable(log2PageSize)
+	if cfg.InterleavePages {
+		pageTable = newInterleavedPageTable(pageTable, log2PageSize, cfg.GPUs, gpuMemBytes)
+	}
 	mmuComp := mmu.MakeBuilder().
 		WithEngine(engine).
 		WithFreq(1 * sim.GHz).

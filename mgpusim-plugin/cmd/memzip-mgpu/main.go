@@ -89,6 +89,8 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer")
 	fs.IntVar(&pc.MemoryBanks, "memory-banks", pc.MemoryBanks, "L2 banks and DRAM channels per GPU (bus platform)")
 	fs.BoolVar(&pc.Parallel, "parallel", false, "Akita's parallel engine")
+	fs.BoolVar(&pc.InterleavePages, "interleave-pages", pc.InterleavePages,
+		"place GPU memory in 4 KB pages rotating over the GPUs, the paper's layout (bus platform; false: MGPUSim's, each buffer whole on one GPU)")
 	fs.BoolVar(&pc.InvalidateL1AtLaunch, "l1-invalidate", pc.InvalidateL1AtLaunch,
 		"empty the L1 vector caches at each kernel launch, as GCN does (MGPUSim does not: false runs it as MGPUSim)")
 	lc := linkcompress.PaperConfig("none")
