@@ -9,7 +9,7 @@ use memzip::codec::e2mc::{shannon_bound, Sampler};
 use memzip::codec::registry::{build, build_str, codec_names};
 use memzip::codec::spec::CodecSpec;
 use memzip::Geometry;
-use memzip_study::analyze::{analyze, AnalyzeOptions, CodecResult, OfflineTable};
+use memzip_study::analyze::{analyze, AnalyzeError, AnalyzeOptions, CodecResult, OfflineTable};
 use memzip_study::profile::{profile, ProfileOptions};
 use memzip_study::shannon::ShannonResult;
 use serde_json::Value;
@@ -214,6 +214,33 @@ fn truncated_trace_is_an_error_naming_the_file() {
 }
 
 #[test]
+fn analysis_errors_say_what_kind_they_are() {
+    let dir = common::temp_dir("analyze-error-kinds");
+    let trace = dir.join("cut.mzt");
+    common::write_trace(&trace, 3000, 128, false);
+    let bytes = std::fs::read(&trace).unwrap();
+    std::fs::write(&trace, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let mut options = AnalyzeOptions::new(vec!["bdi".into()]);
+    options.shannon_bits.clear();
+    options.chunk_blocks = 16;
+    let cut = analyze(&[&trace], &options).unwrap_err();
+    assert!(matches!(cut, AnalyzeError::Trace { .. }), "{cut:?}");
+    let missing = analyze(&[dir.join("absent.mzt")], &options).unwrap_err();
+    assert!(
+        matches!(&missing, AnalyzeError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        "{missing:?}"
+    );
+    let whole = dir.join("whole.mzt");
+    common::write_trace(&whole, 100, 128, false);
+    let bad_codec = analyze(&[&whole], &AnalyzeOptions::new(vec!["zip".into()])).unwrap_err();
+    assert!(matches!(bad_codec, AnalyzeError::Config { .. }), "{bad_codec:?}");
+    assert!(bad_codec.to_string().starts_with("invalid codec 'zip'"), "{bad_codec}");
+    let mut nothing = AnalyzeOptions::new(Vec::new());
+    nothing.shannon_bits.clear();
+    assert!(matches!(analyze(&[&whole], &nothing), Err(AnalyzeError::Nothing { .. })));
+}
+
+#[test]
 fn bad_codec_and_geometry_are_errors() {
     let dir = common::temp_dir("analyze-bad");
     let trace = dir.join("t.mzt");
@@ -272,7 +299,8 @@ fn e2mc_profile_table_drives_the_offline_codec() {
     let mut options = AnalyzeOptions::new(vec!["bdi".into()]);
     options.e2mc_table = Some(OfflineTable::parse(expected.to_json()).unwrap());
     let err = analyze(&[&trace], &options).unwrap_err();
-    assert!(err.contains("no e2mc16 codec is analysed"), "{err}");
+    assert!(matches!(err, AnalyzeError::Config { .. }), "{err:?}");
+    assert!(err.to_string().contains("no e2mc16 codec is analysed"), "{err}");
 }
 
 #[test]

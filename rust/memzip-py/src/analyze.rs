@@ -1,48 +1,35 @@
 //! `memzip.analyze`: the CLI's `memzip analyze` (memzip_study::analyze), its
-//! JSON document handed to Python, which makes the table.
-//!
-//! The analysis reports every failure as one string; to raise the right
-//! Python exception, the cheap checks run first here: the options (an
-//! analysis of no traces), then per trace the file (`OSError`), its header
-//! (`TraceError`), the geometry and every codec spec at it (`ValueError`).
-//! What can still fail afterwards happens while streaming the records: a
-//! corrupt trace (`TraceError`).
+//! JSON document handed to Python, which makes the table. The analysis's
+//! error says what kind it is ([`AnalyzeError`]), which picks the Python
+//! exception: a file that cannot be read an `OSError`, a corrupt trace a
+//! `TraceError`, a bad spec or option a `ValueError`.
 
-use std::fs::File;
 use std::path::PathBuf;
 
 use memzip::codec::cost_profile::CostProfile;
-use memzip::codec::registry::build;
-use memzip::trace::TraceReader;
 use memzip_study::analyze::{
-    self, resolved_spec, split_codec_list, trace_geometry, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS,
-    DEFAULT_SAMPLE_BLOCKS,
+    self, split_codec_list, AnalyzeError, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS, DEFAULT_SAMPLE_BLOCKS,
 };
-use memzip_study::shannon::{ShannonRun, DEFAULT_MAX_DISTINCT};
+use memzip_study::shannon::DEFAULT_MAX_DISTINCT;
 use pyo3::prelude::*;
 
 use crate::codec::load_table;
-use crate::errors::{guard, os_error, trace_error, trace_failure, value_error};
+use crate::errors::{guard, os_error, trace_error, value_error};
+
+/// The Python exception of an analysis's error, with its message. A codec
+/// failing on a block (`verify`) stays a `TraceError`, as it was.
+fn analyze_failure(error: AnalyzeError) -> PyErr {
+    let message = error.to_string();
+    match error {
+        AnalyzeError::Io { source, .. } => os_error(&source, message),
+        AnalyzeError::Trace { .. } | AnalyzeError::Codec { .. } => trace_error(message),
+        AnalyzeError::Config { .. } | AnalyzeError::Nothing { .. } => value_error(message),
+    }
+}
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_json, m)?)?;
     m.add("DEFAULT_SAMPLE_BLOCKS", DEFAULT_SAMPLE_BLOCKS)?;
-    Ok(())
-}
-
-/// The `ValueError`/`OSError`/`TraceError` a trace would fail with, before
-/// the (single-string-error) analysis streams it.
-fn check_trace(path: &PathBuf, options: &AnalyzeOptions) -> PyResult<()> {
-    let file = File::open(path).map_err(|e| os_error(&e, format!("{}: cannot open trace: {e}", path.display())))?;
-    let reader = TraceReader::new(file).map_err(|e| trace_failure(path, e))?;
-    let block_bytes = reader.block_bytes();
-    let geometry = trace_geometry(path, block_bytes, options.mag_bytes).map_err(value_error)?;
-    for spec in &options.codecs {
-        // Knobs and names are checked without the offline table; the table
-        // itself was checked when it was loaded.
-        let resolved = resolved_spec(spec, geometry, options.costs).map_err(value_error)?;
-        build(&resolved).map_err(value_error)?;
-    }
     Ok(())
 }
 
@@ -89,15 +76,7 @@ fn analyze_json(
         if let Some(path) = &e2mc_table {
             options.e2mc_table = Some(load_table(path)?);
         }
-        // With no traces the analysis only checks its options.
-        analyze::analyze::<PathBuf>(&[], &options).map_err(value_error)?;
-        for &bits in &options.shannon_bits {
-            ShannonRun::new(bits, options.shannon_max_distinct).map_err(value_error)?;
-        }
-        for path in &paths {
-            check_trace(path, &options)?;
-        }
-        let traces = py.detach(|| analyze::analyze(&paths, &options)).map_err(trace_error)?;
+        let traces = py.detach(|| analyze::analyze(&paths, &options)).map_err(analyze_failure)?;
         let report = AnalyzeReport {
             codecs: &options.codecs,
             include_reads: options.include_reads,

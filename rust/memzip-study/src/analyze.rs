@@ -39,6 +39,7 @@ use serde::Serialize;
 
 use crate::blocks::{open_trace, stream_blocks, Chunk};
 pub use crate::blocks::{KindCounts, DEFAULT_CHUNK_BLOCKS};
+pub use crate::error::AnalyzeError;
 use crate::profile::{profile, ProfileOptions};
 use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
 use crate::text::{fmt_opt, Align, Table};
@@ -88,8 +89,8 @@ pub struct OfflineTable {
 
 impl OfflineTable {
     /// Parses and checks a table file's text (the library validates its codes).
-    pub fn parse(json: String) -> Result<Self, String> {
-        CodeTable::from_json(&json).map(Self::from).map_err(|e| e.to_string())
+    pub fn parse(json: String) -> Result<Self, AnalyzeError> {
+        CodeTable::from_json(&json).map(Self::from).map_err(AnalyzeError::config)
     }
 
     /// The codec this table is for.
@@ -258,19 +259,19 @@ impl CodecRun {
         geometry: Geometry,
         options: &AnalyzeOptions,
         tables: &[OfflineTable],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, AnalyzeError> {
         let mut spec = resolved_spec(spec_text, geometry, options.costs)?;
         // An offline table replaces online sampling for the codec of its
         // symbol length, unless the spec chose a sampling mode itself.
         let offline_table = match tables.iter().find(|t| spec.name == t.codec_name()) {
             Some(table) if !spec.has("sampling") => {
-                spec.set("sampling", "offline").map_err(|e| e.to_string())?;
+                spec.set("sampling", "offline").map_err(AnalyzeError::config)?;
                 spec.table = Some(Arc::clone(&table.table));
                 true
             }
             _ => false,
         };
-        let codec = build(&spec).map_err(|e| e.to_string())?;
+        let codec = build(&spec).map_err(AnalyzeError::config)?;
         Ok(CodecRun {
             spec: spec_text.to_string(),
             codec,
@@ -285,15 +286,18 @@ impl CodecRun {
         })
     }
 
-    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), AnalyzeError> {
         for (index, block) in chunk.blocks() {
             if self.end_sampling_at == Some(index) {
-                self.codec
-                    .end_sampling()
-                    .map_err(|e| format!("codec {}: end of sampling after {index} blocks failed: {e}", self.spec))?;
+                self.codec.end_sampling().map_err(|e| {
+                    AnalyzeError::codec(format!(
+                        "codec {}: end of sampling after {index} blocks failed: {e}",
+                        self.spec
+                    ))
+                })?;
                 self.sampling_ended_after = Some(index);
             }
-            let failed = |e| format!("codec {} failed on analysed block {index}: {e}", self.spec);
+            let failed = |e| AnalyzeError::codec(format!("codec {} failed on analysed block {index}: {e}", self.spec));
             // Without --verify only sizes are needed: the size-only path
             // (equal to compress() on every block, tests/size_only.rs).
             let size = if self.verify {
@@ -309,13 +313,16 @@ impl CodecRun {
     }
 
     /// Decodes the block just compressed into `self.compressed` and compares.
-    fn check_round_trip(&mut self, index: u64, block: &[u8]) -> Result<(), String> {
+    fn check_round_trip(&mut self, index: u64, block: &[u8]) -> Result<(), AnalyzeError> {
         self.decoded.resize(block.len(), 0);
-        self.codec
-            .decompress_into(&self.compressed, &mut self.decoded)
-            .map_err(|e| format!("codec {}: analysed block {index} does not decompress: {e}", self.spec))?;
+        self.codec.decompress_into(&self.compressed, &mut self.decoded).map_err(|e| {
+            AnalyzeError::codec(format!("codec {}: analysed block {index} does not decompress: {e}", self.spec))
+        })?;
         if self.decoded != block {
-            return Err(format!("codec {}: analysed block {index} decompresses to different bytes", self.spec));
+            return Err(AnalyzeError::codec(format!(
+                "codec {}: analysed block {index} decompresses to different bytes",
+                self.spec
+            )));
         }
         self.tally.verified += 1;
         Ok(())
@@ -364,7 +371,7 @@ enum Task {
 }
 
 impl Task {
-    fn feed(&mut self, chunk: &Chunk) -> Result<(), String> {
+    fn feed(&mut self, chunk: &Chunk) -> Result<(), AnalyzeError> {
         match self {
             Task::Codec(run) => run.feed(chunk),
             Task::Shannon(run) => {
@@ -378,7 +385,7 @@ impl Task {
 /// The offline E2MC tables for the codecs of one trace: the given table, and
 /// with `e2mc_self_profile` one profiled from the trace for every other
 /// symbol length an `e2mc<bits>` codec uses.
-fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTable>, String> {
+fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTable>, AnalyzeError> {
     let mut tables: Vec<OfflineTable> = options.e2mc_table.iter().cloned().collect();
     if !options.e2mc_self_profile {
         return Ok(tables);
@@ -392,8 +399,8 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
         let mut profile_options = ProfileOptions::new(bits);
         profile_options.include_reads = options.include_reads;
         profile_options.chunk_blocks = options.chunk_blocks;
-        let profile =
-            profile(&[path], &profile_options).map_err(|e| format!("{}: e2mc{bits} profile: {e}", path.display()))?;
+        let profile = profile(&[path], &profile_options)
+            .map_err(|e| e.within(format!("{}: e2mc{bits} profile", path.display())))?;
         tables.push(OfflineTable::from(profile.table));
     }
     Ok(tables)
@@ -402,19 +409,20 @@ fn offline_tables(path: &Path, options: &AnalyzeOptions) -> Result<Vec<OfflineTa
 /// Analyses one trace with fresh codec instances.
 /// The geometry a trace of `block_bytes` blocks is analysed at, or the error
 /// naming the trace and the granule.
-pub fn trace_geometry(path: &Path, block_bytes: usize, mag_bytes: usize) -> Result<Geometry, String> {
-    Geometry::with_granule(block_bytes, mag_bytes)
-        .map_err(|e| format!("{}: trace of {block_bytes}-byte blocks at MAG {mag_bytes}: {e}", path.display()))
+pub fn trace_geometry(path: &Path, block_bytes: usize, mag_bytes: usize) -> Result<Geometry, AnalyzeError> {
+    Geometry::with_granule(block_bytes, mag_bytes).map_err(|e| {
+        AnalyzeError::config(format!("{}: trace of {block_bytes}-byte blocks at MAG {mag_bytes}: {e}", path.display()))
+    })
 }
 
 /// The spec a codec of the analysis runs: `text` with the cost profile's
 /// latencies wherever it sets none.
-pub fn resolved_spec(text: &str, geometry: Geometry, costs: CostProfile) -> Result<CodecSpec, String> {
-    let parsed = CodecSpec::parse(text, geometry).map_err(|e| e.to_string())?;
-    costs.apply(&parsed).map_err(|e| e.to_string())
+pub fn resolved_spec(text: &str, geometry: Geometry, costs: CostProfile) -> Result<CodecSpec, AnalyzeError> {
+    let parsed = CodecSpec::parse(text, geometry).map_err(AnalyzeError::config)?;
+    costs.apply(&parsed).map_err(AnalyzeError::config)
 }
 
-pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, String> {
+pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnalysis, AnalyzeError> {
     let reader = open_trace(path)?;
     let block_bytes = reader.block_bytes();
     let geometry = trace_geometry(path, block_bytes, options.mag_bytes)?;
@@ -451,18 +459,21 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
 }
 
 /// Analyses each trace in turn (each with fresh codecs: one trace is one run).
-pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, String> {
+pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, AnalyzeError> {
     if options.codecs.is_empty() && options.shannon_bits.is_empty() {
-        return Err("nothing to analyse: no codecs and no Shannon bound".to_string());
+        return Err(AnalyzeError::nothing("nothing to analyse: no codecs and no Shannon bound"));
     }
     if let Some(table) = &options.e2mc_table {
         let name = table.codec_name();
         if !options.codecs.iter().any(|spec| spec.split(':').next() == Some(name.as_str())) {
-            return Err(format!(
+            return Err(AnalyzeError::config(format!(
                 "the E2MC table codes {}-bit symbols but no {name} codec is analysed (add it to --codecs)",
                 table.symbol_bits
-            ));
+            )));
         }
+    }
+    for &bits in &options.shannon_bits {
+        ShannonRun::new(bits, options.shannon_max_distinct)?;
     }
     paths.iter().map(|path| analyze_trace(path.as_ref(), options)).collect()
 }

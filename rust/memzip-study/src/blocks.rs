@@ -15,6 +15,8 @@ use std::thread;
 use memzip::trace::{AccessKind, Record, TraceReader};
 use serde::Serialize;
 
+use crate::error::AnalyzeError;
+
 /// Blocks per chunk handed from the reader to the codecs (4 MiB of 128 B
 /// blocks). The codecs wait for each other at the end of every chunk, and
 /// the reader skips a trace's reads between analysed blocks: 4096-block
@@ -64,16 +66,17 @@ impl Chunk {
 /// Opens a trace of a block size memzip's codecs take (the one rule of
 /// `analyze` and `e2mc-profile`: a table profiled from blocks no codec can
 /// be configured for would be of no use).
-pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, String> {
-    let file = File::open(path).map_err(|e| format!("{}: cannot open trace: {e}", path.display()))?;
-    let reader = TraceReader::new(file).map_err(|e| format!("{}: {e}", path.display()))?;
+pub(crate) fn open_trace(path: &Path) -> Result<TraceReader<File>, AnalyzeError> {
+    let file = File::open(path)
+        .map_err(|e| AnalyzeError::Io { message: format!("{}: cannot open trace: {e}", path.display()), source: e })?;
+    let reader = TraceReader::new(file).map_err(|e| AnalyzeError::of_trace(path, e))?;
     let block_bytes = reader.block_bytes();
     if !memzip::geometry::BLOCK_SIZES.contains(&block_bytes) {
-        return Err(format!(
+        return Err(AnalyzeError::config(format!(
             "{}: trace of {block_bytes}-byte blocks: memzip's codecs take blocks of {:?} bytes",
             path.display(),
             memzip::geometry::BLOCK_SIZES
-        ));
+        )));
     }
     Ok(reader)
 }
@@ -86,7 +89,7 @@ fn read_chunks(
     include_reads: bool,
     chunk_blocks: usize,
     sender: SyncSender<Chunk>,
-) -> Result<KindCounts, String> {
+) -> Result<KindCounts, AnalyzeError> {
     let block_bytes = reader.block_bytes();
     let chunk_bytes = chunk_blocks.max(1) * block_bytes;
     let mut counts = KindCounts::default();
@@ -95,7 +98,7 @@ fn read_chunks(
     let mut first = 0u64;
     // One record buffer for the whole trace (no allocation per record).
     let mut record = Record { cycle: 0, kind: AccessKind::Read, controller: 0, address: 0, data: Vec::new() };
-    while reader.read_next(&mut record).map_err(|e| format!("{}: {e}", path.display()))? {
+    while reader.read_next(&mut record).map_err(|e| AnalyzeError::of_trace(path, e))? {
         counts.count(record.kind);
         if record.kind == AccessKind::Read && !include_reads {
             continue;
@@ -125,8 +128,8 @@ pub(crate) fn stream_blocks(
     reader: TraceReader<File>,
     include_reads: bool,
     chunk_blocks: usize,
-    mut consume: impl FnMut(&Chunk) -> Result<(), String>,
-) -> Result<(KindCounts, u64), String> {
+    mut consume: impl FnMut(&Chunk) -> Result<(), AnalyzeError>,
+) -> Result<(KindCounts, u64), AnalyzeError> {
     let block_bytes = reader.block_bytes();
     thread::scope(|scope| {
         let (sender, receiver) = sync_channel(CHANNEL_CHUNKS);
@@ -135,14 +138,16 @@ pub(crate) fn stream_blocks(
         let mut consume_error = None;
         for chunk in receiver.iter() {
             if let Err(e) = consume(&chunk) {
-                consume_error = Some(format!("{}: {e}", path.display()));
+                consume_error = Some(e.within(path.display()));
                 break;
             }
             blocks += (chunk.data.len() / block_bytes) as u64;
         }
         // Dropping the receiver lets a reader blocked on a full channel stop.
         drop(receiver);
-        let counts = reading.join().map_err(|_| format!("{}: trace reader thread panicked", path.display()))?;
+        let counts = reading
+            .join()
+            .map_err(|_| AnalyzeError::codec(format!("{}: trace reader thread panicked", path.display())))?;
         match consume_error {
             Some(e) => Err(e),
             None => Ok((counts?, blocks)),

@@ -23,6 +23,7 @@ pub mod analyze;
 pub mod bench;
 pub mod blocks;
 pub mod bounds;
+pub mod error;
 pub mod files;
 pub mod manifest;
 pub mod power;

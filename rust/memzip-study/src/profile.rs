@@ -14,6 +14,7 @@ use std::path::Path;
 use memzip::codec::e2mc::{CodeTable, Sampler, ShannonBound};
 
 use crate::blocks::{open_trace, stream_blocks, DEFAULT_CHUNK_BLOCKS};
+use crate::error::AnalyzeError;
 
 /// What to profile.
 #[derive(Debug, Clone)]
@@ -47,8 +48,8 @@ pub struct Profile {
 }
 
 /// Samples every analysed block of `paths` and builds the code table.
-pub fn profile<P: AsRef<Path>>(paths: &[P], options: &ProfileOptions) -> Result<Profile, String> {
-    let mut sampler = Sampler::new(options.symbol_bits).map_err(|e| e.to_string())?;
+pub fn profile<P: AsRef<Path>>(paths: &[P], options: &ProfileOptions) -> Result<Profile, AnalyzeError> {
+    let mut sampler = Sampler::new(options.symbol_bits).map_err(AnalyzeError::config)?;
     let mut blocks = 0;
     for path in paths {
         let path = path.as_ref();
@@ -60,9 +61,11 @@ pub fn profile<P: AsRef<Path>>(paths: &[P], options: &ProfileOptions) -> Result<
         blocks += sampled;
     }
     if blocks == 0 {
-        return Err("no blocks to profile: the traces hold no write-backs or copies (try --include-reads)".to_string());
+        return Err(AnalyzeError::nothing(
+            "no blocks to profile: the traces hold no write-backs or copies (try --include-reads)",
+        ));
     }
-    let table = sampler.build_table(options.mfv).map_err(|e| e.to_string())?;
+    let table = sampler.build_table(options.mfv).map_err(AnalyzeError::config)?;
     Ok(Profile { table, blocks, bound: ShannonBound::of_sampler(&sampler) })
 }
 

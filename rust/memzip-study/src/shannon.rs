@@ -13,6 +13,8 @@ use memzip::codec::e2mc::table::{for_each_word_run, WordMap};
 use memzip::codec::e2mc::{Sampler, ShannonBound};
 use serde::Serialize;
 
+use crate::error::AnalyzeError;
+
 /// Symbol lengths E2MC evaluates.
 pub const SYMBOL_BITS: [u32; 4] = [4, 8, 16, 32];
 /// Default cap on distinct 32-bit values: a hash map of 2^20 `(u32, u64)`
@@ -55,10 +57,10 @@ pub struct ShannonRun {
 }
 
 impl ShannonRun {
-    pub fn new(symbol_bits: u32, max_distinct: usize) -> Result<Self, String> {
+    pub fn new(symbol_bits: u32, max_distinct: usize) -> Result<Self, AnalyzeError> {
         let counter = match symbol_bits {
             32 => Counter::Words { counts: WordMap::default(), symbols: 0, max_distinct, full: false },
-            _ => Counter::Sampler(Box::new(Sampler::new(symbol_bits).map_err(|e| e.to_string())?)),
+            _ => Counter::Sampler(Box::new(Sampler::new(symbol_bits).map_err(AnalyzeError::config)?)),
         };
         Ok(ShannonRun { symbol_bits, blocks: 0, counter })
     }

@@ -46,7 +46,7 @@ fn tables_name_the_fabric() {
 #[test]
 fn payload_traces_analyse_at_byte_granules_with_the_papers_costs() {
     use memzip::codec::cost_profile::CostProfile;
-    use memzip_study::analyze::{analyze, AnalyzeOptions};
+    use memzip_study::analyze::{analyze, AnalyzeError, AnalyzeOptions};
 
     let trace = [fixture("sc-payloads.mztrace")];
     let mut options = AnalyzeOptions::new(vec!["fpc".into(), "bdi".into()]);
@@ -65,5 +65,6 @@ fn payload_traces_analyse_at_byte_granules_with_the_papers_costs() {
     assert_ne!(fpc.compressed_bits, memzip_costs[0].codecs[0].compressed_bits);
     options.mag_bytes = 3;
     let err = analyze(&trace, &options).unwrap_err();
-    assert!(err.contains("granule_bytes '3'"), "{err}");
+    assert!(matches!(err, AnalyzeError::Config { .. }), "{err:?}");
+    assert!(err.to_string().contains("granule_bytes '3'"), "{err}");
 }
