@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use memzip_study::run::load_run;
+use memzip_study::run::{load_run, RunError};
 use memzip_study::table::load_rows;
 
 const RUNS: [&str; 6] = ["vecadd-none", "vecadd-bdi", "bfs-none", "vecadd-fpc", "bfs-mag_bdi", "orphan"];
@@ -263,6 +263,37 @@ fn errors_name_the_file_and_what_is_missing() {
     assert!(err.contains("both `none` runs of program vecadd"), "{err}");
 }
 
+/// The same failures to a library caller: a variant it can match.
+#[test]
+fn run_errors_say_what_kind_they_are() {
+    let tmp = common::temp_dir("table-error-kinds");
+    assert!(matches!(load_run(&tmp.join("absent")), Err(RunError::NotARun { .. })));
+
+    let run = copy_run("vecadd-bdi", &tmp);
+    std::fs::remove_file(run.join("stats.json")).unwrap();
+    let err = load_run(&run).unwrap_err();
+    assert!(matches!(&err, RunError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound), "{err:?}");
+    assert!(err.to_string().starts_with(&format!("{}: cannot read: ", run.join("stats.json").display())));
+
+    let run = copy_run("vecadd-none", &tmp);
+    edit_last(&run.join("stats.json"), "\"dram_bytes\": 786432", "\"dram_bytes\": \"lots\"");
+    assert!(matches!(load_run(&run), Err(RunError::Malformed { .. })));
+    std::fs::write(run.join("stats.json"), "{\"total\": ").unwrap();
+    assert!(matches!(load_run(&run), Err(RunError::Malformed { .. })));
+
+    let run = copy_run("bfs-none", &tmp);
+    edit_last(&run.join("stats.json"), "\"hit_rate\": null,", "");
+    assert!(matches!(load_run(&run), Err(RunError::Missing { .. })));
+    let run = copy_run("orphan", &tmp);
+    std::fs::write(run.join("sim.log"), "GPGPU-Sim: crashed before the first kernel ended\n").unwrap();
+    assert!(matches!(load_run(&run), Err(RunError::Missing { .. })));
+
+    let first = copy_run("vecadd-none", &tmp.join("a"));
+    let second = copy_run("vecadd-none", &tmp.join("b"));
+    let err = load_rows(&[first, second]).unwrap_err();
+    assert!(matches!(err, RunError::Inconsistent { .. }), "{err:?}");
+}
+
 /// A GPUWattch report (v3.2.1's format, components shortened) of kernels
 /// at the given (total, DRAMP, IBP) watts.
 fn gpuwattch_report(kernels: &[(f64, f64, f64)]) -> String {
@@ -355,7 +386,7 @@ fn a_committed_run_without_its_log_takes_the_cycles_from_run_json() {
     assert_eq!(without_log.cycles, 80000);
     assert_eq!(without_log.effective_cr, load_run(&source).unwrap().effective_cr);
     std::fs::write(dir.join("run.json"), r#"{"codec": "bdi"}"#).unwrap();
-    let err = load_run(&dir).unwrap_err();
+    let err = load_run(&dir).unwrap_err().to_string();
     assert!(err.contains("no sim.log") && err.contains("\"cycles\""), "{err}");
 
     // With the power model: each kernel's cycles come from run.json too.
@@ -370,5 +401,6 @@ fn a_committed_run_without_its_log_takes_the_cycles_from_run_json() {
     assert!((gpu.gpu_pj - 45.0 * 8e4 / 822e6 * 1e12).abs() < 1e-3, "two kernels of 40000 cycles at 45 W: {gpu:?}");
     std::fs::write(dir.join("run.json"), r#"{"codec": "bdi", "cycles": 80000}"#).unwrap();
     let err = load_run(&dir).unwrap_err();
-    assert!(err.contains("\"kernel_cycles\""), "{err}");
+    assert!(matches!(err, RunError::Missing { .. }), "{err:?}");
+    assert!(err.to_string().contains("\"kernel_cycles\""), "{err}");
 }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use memzip_study::run::RunError;
 use memzip_study::{report, table};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -13,6 +14,15 @@ use crate::errors::{guard, os_error, value_error};
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_run_rows, m)?)?;
     Ok(())
+}
+
+/// A run directory that cannot be read: an `OSError` when the operating
+/// system could not read a file, else a `ValueError`.
+fn run_failure(error: RunError) -> PyErr {
+    match &error {
+        RunError::Io { source, .. } => os_error(source, error.to_string()),
+        _ => value_error(error),
+    }
 }
 
 /// The run directories a path stands for: itself when it holds
@@ -36,7 +46,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
         for path in paths {
             dirs.extend(run_dirs(path)?);
         }
-        let rows = table::load_rows(&dirs).map_err(value_error)?;
+        let rows = table::load_rows(&dirs).map_err(run_failure)?;
         rows.iter()
             .map(|row| {
                 let run = &row.run;

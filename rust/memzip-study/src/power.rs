@@ -42,6 +42,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::RunError;
+
 /// GPUWattch (v3.2.1): `gpgpusim_power_report__<date>.log`.
 const GPUWATTCH_PREFIX: &str = "gpgpusim_power_report__";
 /// AccelWattch (dev): its fixed report name.
@@ -124,13 +126,13 @@ pub struct GpuEnergy {
     pub max_printed_total_mismatch_w: f64,
 }
 
-fn parse_number(text: &str, line_no: usize, file: &Path) -> Result<f64, String> {
+fn parse_number(text: &str, line_no: usize, file: &Path) -> Result<f64, RunError> {
     let t = text.trim();
     // glibc prints a 0/0 average as `nan` or `-nan`.
     if t.trim_start_matches('-').eq_ignore_ascii_case("nan") {
         return Ok(f64::NAN);
     }
-    t.parse::<f64>().map_err(|_| format!("{}:{line_no}: `{t}` is not a number", file.display()))
+    t.parse::<f64>().map_err(|_| RunError::malformed(format!("{}:{line_no}: `{t}` is not a number", file.display())))
 }
 
 /// An average-power section being read.
@@ -144,7 +146,7 @@ struct Section {
 
 /// Parses a GPUWattch or AccelWattch report: one [`KernelPower`] per
 /// "Kernel Average Power Data" section, in order.
-pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String> {
+pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, RunError> {
     let mut kernels = Vec::new();
     let mut kernel_name = String::new();
     let mut section: Option<Section> = None;
@@ -164,10 +166,16 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
         };
         if line.is_empty() || line.starts_with("Kernel ") {
             let total = total.ok_or_else(|| {
-                format!("{}:{line_no}: kernel {kernel_name} has no average total power line", file.display())
+                RunError::malformed(format!(
+                    "{}:{line_no}: kernel {kernel_name} has no average total power line",
+                    file.display()
+                ))
             })?;
             if components.is_empty() {
-                return Err(format!("{}:{line_no}: kernel {kernel_name} lists no power component", file.display()));
+                return Err(RunError::malformed(format!(
+                    "{}:{line_no}: kernel {kernel_name} lists no power component",
+                    file.display()
+                )));
             }
             kernels.push(KernelPower {
                 kernel: kernel_name.clone(),
@@ -178,7 +186,10 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
             continue;
         }
         let Some((key, value)) = line.split_once(" = ") else {
-            return Err(format!("{}:{line_no}: expected `name = value`, found `{line}`", file.display()));
+            return Err(RunError::malformed(format!(
+                "{}:{line_no}: expected `name = value`, found `{line}`",
+                file.display()
+            )));
         };
         if key == "gpu_avg_power" || key == "kernel_avg_power" {
             *total = Some(parse_number(value, line_no, file)?);
@@ -191,17 +202,21 @@ pub fn parse_report(text: &str, file: &Path) -> Result<Vec<KernelPower>, String>
         }
     }
     if section.is_some() {
-        return Err(format!("{}: the last kernel's average power section is cut off", file.display()));
+        return Err(RunError::malformed(format!(
+            "{}: the last kernel's average power section is cut off",
+            file.display()
+        )));
     }
     Ok(kernels)
 }
 
 /// The power report of a run directory, if the run had the power model on.
-pub fn find_report(dir: &Path) -> Result<Option<(PowerModel, PathBuf)>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+pub fn find_report(dir: &Path) -> Result<Option<(PowerModel, PathBuf)>, RunError> {
+    let cannot_list = |e: std::io::Error| RunError::io(format!("{}: cannot list: {e}", dir.display()), e);
+    let entries = std::fs::read_dir(dir).map_err(cannot_list)?;
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+        let entry = entry.map_err(cannot_list)?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if name == ACCELWATTCH_REPORT {
             found.push((PowerModel::AccelWattch, entry.path()));
@@ -212,7 +227,10 @@ pub fn find_report(dir: &Path) -> Result<Option<(PowerModel, PathBuf)>, String> 
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.pop()),
-        _ => Err(format!("{}: more than one power report: keep one run per directory", dir.display())),
+        _ => Err(RunError::inconsistent(format!(
+            "{}: more than one power report: keep one run per directory",
+            dir.display()
+        ))),
     }
 }
 
@@ -223,17 +241,17 @@ pub fn gpu_energy(
     kernels: &[KernelPower],
     cycles: &[u64],
     core_hz: f64,
-) -> Result<GpuEnergy, String> {
+) -> Result<GpuEnergy, RunError> {
     if kernels.len() != cycles.len() {
-        return Err(format!(
+        return Err(RunError::inconsistent(format!(
             "{}: {} kernels, but sim.log has {} `gpu_tot_sim_cycle` lines",
             report.display(),
             kernels.len(),
             cycles.len()
-        ));
+        )));
     }
     if !(core_hz > 0.0 && core_hz.is_finite()) {
-        return Err(format!("{}: core clock {core_hz} Hz is not positive", report.display()));
+        return Err(RunError::malformed(format!("{}: core clock {core_hz} Hz is not positive", report.display())));
     }
     let mut energy = GpuEnergy {
         model,
@@ -306,7 +324,7 @@ mod tests {
         assert!((e.dram_pj - 80.0e6).abs() < 1e-3, "{}", e.dram_pj);
         assert_eq!(e.components_pj.len(), 3);
         assert_eq!((e.kernels, e.unsampled_kernels), (2, 0));
-        let err = gpu_energy(PowerModel::GpuWattch, "r.log".into(), &kernels, &[1000], 1e9).unwrap_err();
+        let err = gpu_energy(PowerModel::GpuWattch, "r.log".into(), &kernels, &[1000], 1e9).unwrap_err().to_string();
         assert!(err.contains("2 kernels") && err.contains("1 `gpu_tot_sim_cycle`"), "{err}");
     }
 
@@ -332,11 +350,11 @@ mod tests {
     #[test]
     fn rejects_bad_reports_naming_file_and_line() {
         let bad = "Kernel Average Power Data:\ngpu_avg_power = 1\ngpu_avg_DRAMP, = lots\n\n";
-        let err = parse_report(bad, Path::new("r.log")).unwrap_err();
+        let err = parse_report(bad, Path::new("r.log")).unwrap_err().to_string();
         assert_eq!(err, "r.log:3: `lots` is not a number");
         let cut = "Kernel Average Power Data:\ngpu_avg_power = 1\ngpu_avg_DRAMP, = 1\n";
-        assert!(parse_report(cut, Path::new("r.log")).unwrap_err().contains("cut off"));
+        assert!(parse_report(cut, Path::new("r.log")).unwrap_err().to_string().contains("cut off"));
         let no_total = "Kernel Average Power Data:\ngpu_avg_DRAMP, = 1\n\n";
-        assert!(parse_report(no_total, Path::new("r.log")).unwrap_err().contains("no average total"));
+        assert!(parse_report(no_total, Path::new("r.log")).unwrap_err().to_string().contains("no average total"));
     }
 }

@@ -8,13 +8,23 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use crate::error::RunError;
+
+fn open_log(log: &Path) -> Result<File, RunError> {
+    File::open(log).map_err(|e| RunError::io(format!("{}: cannot read: {e}", log.display()), e))
+}
+
+fn read_error(log: &Path, e: std::io::Error) -> RunError {
+    RunError::io(format!("{}: read error: {e}", log.display()), e)
+}
+
 /// The last `gpu_tot_sim_cycle = N` of a simulator log.
-pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
-    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+pub fn last_total_cycles(log: &Path) -> Result<u64, RunError> {
+    let file = open_log(log)?;
     let mut last = None;
     // Split on bytes: simulator logs may hold non-UTF-8 program output.
     for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
+        let line = line.map_err(|e| read_error(log, e))?;
         let line = String::from_utf8_lossy(&line);
         let Some(rest) = line.trim_start().strip_prefix("gpu_tot_sim_cycle") else {
             continue;
@@ -23,13 +33,13 @@ pub fn last_total_cycles(log: &Path) -> Result<u64, String> {
             continue;
         };
         let number = number.trim();
-        last = Some(
-            number
-                .parse::<u64>()
-                .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display()))?,
-        );
+        last = Some(number.parse::<u64>().map_err(|_| {
+            RunError::malformed(format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display()))
+        })?);
     }
-    last.ok_or_else(|| format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
+    last.ok_or_else(|| {
+        RunError::missing(format!("{}: no `gpu_tot_sim_cycle = N` line (did the simulation finish?)", log.display()))
+    })
 }
 
 /// The last `gpu_tot_sim_cycle = N` line's N, for a run's record: `None`
@@ -56,22 +66,21 @@ pub fn last_cycle_count(log: &Path) -> Option<u64> {
 /// Every kernel's duration in a simulator log, in order: the steps of
 /// `gpu_tot_sim_cycle = N` (the cycle each kernel ended at) from one kernel's
 /// end to the next one's (module doc: why not `gpu_sim_cycle`).
-pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, String> {
-    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, RunError> {
+    let file = open_log(log)?;
     let mut ends = Vec::new();
     for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
+        let line = line.map_err(|e| read_error(log, e))?;
         let line = String::from_utf8_lossy(&line);
         let Some(rest) = line.trim().strip_prefix("gpu_tot_sim_cycle = ") else {
             continue;
         };
-        let n = rest
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| format!("{}: `gpu_tot_sim_cycle = {rest}` is not a cycle count", log.display()))?;
+        let n = rest.trim().parse::<u64>().map_err(|_| {
+            RunError::malformed(format!("{}: `gpu_tot_sim_cycle = {rest}` is not a cycle count", log.display()))
+        })?;
         ends.push(n);
     }
-    durations(&ends).map_err(|e| format!("{}: {e}", log.display()))
+    durations(&ends).map_err(|e| RunError::malformed(format!("{}: {e}", log.display())))
 }
 
 /// One kernel's DRAM work, summed over the channels: the DRAM command cycles
@@ -111,13 +120,13 @@ pub struct KernelSummary {
 /// over the channels from the previous kernel's. The commands are counted
 /// rather than `bw_util` used, as it is printed with 4 digits: the data bus
 /// is busy one burst per command.
-pub fn kernel_summary(log: &Path) -> Result<KernelSummary, String> {
-    let file = File::open(log).map_err(|e| format!("{}: cannot read: {e}", log.display()))?;
+pub fn kernel_summary(log: &Path) -> Result<KernelSummary, RunError> {
+    let file = open_log(log)?;
     let mut summary = KernelSummary::default();
     // The running sums printed after each kernel.
     let mut totals: Vec<KernelDram> = Vec::new();
     for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| format!("{}: read error: {e}", log.display()))?;
+        let line = line.map_err(|e| read_error(log, e))?;
         let line = String::from_utf8_lossy(&line);
         let line = line.trim();
         if line.starts_with("kernel_launch_uid = ") {
@@ -125,7 +134,7 @@ pub fn kernel_summary(log: &Path) -> Result<KernelSummary, String> {
         } else if line.starts_with("gpu_tot_sim_cycle = ") {
             totals.push(KernelDram::default());
         } else if line.starts_with("n_cmd=") {
-            let channel = channel_counters(line).map_err(|e| format!("{}: {e}", log.display()))?;
+            let channel = channel_counters(line).map_err(|e| RunError::malformed(format!("{}: {e}", log.display())))?;
             if let Some(total) = totals.last_mut() {
                 total.dram_cycles += channel.dram_cycles;
                 total.commands += channel.commands;
@@ -137,8 +146,9 @@ pub fn kernel_summary(log: &Path) -> Result<KernelSummary, String> {
     let mut previous = KernelDram::default();
     for total in totals.into_iter().filter(|t| t.dram_cycles > 0) {
         let step = |now: u64, before: u64, what: &str| {
-            now.checked_sub(before)
-                .ok_or_else(|| format!("{}: the DRAM's {what} go back from {before} to {now}", log.display()))
+            now.checked_sub(before).ok_or_else(|| {
+                RunError::malformed(format!("{}: the DRAM's {what} go back from {before} to {now}", log.display()))
+            })
         };
         summary.kernel_dram.push(KernelDram {
             dram_cycles: step(total.dram_cycles, previous.dram_cycles, "cycles")?,
@@ -226,10 +236,10 @@ mod tests {
         assert_eq!(summary.kernel_dram[0].utilization(2.0), Some(0.7));
         // Counters that go back are an error naming the log.
         std::fs::write(&log, two_kernel_log().replace("n_cmd=2500", "n_cmd=500")).unwrap();
-        let err = kernel_summary(&log).unwrap_err();
+        let err = kernel_summary(&log).unwrap_err().to_string();
         assert!(err.contains("sim.log") && err.contains("go back"), "{err}");
         std::fs::write(&log, two_kernel_log().replace("n_rd=500", "n_rd=x")).unwrap();
-        let err = kernel_summary(&log).unwrap_err();
+        let err = kernel_summary(&log).unwrap_err().to_string();
         assert!(err.contains("`n_rd=x` is not a count"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -261,7 +271,7 @@ mod tests {
         std::fs::write(&log, text).unwrap();
         assert_eq!(kernel_cycles(&log).unwrap(), vec![13461, 11992, 13579, 13767]);
         std::fs::write(&log, kernel(5, 50) + &kernel(5, 40)).unwrap();
-        let err = kernel_cycles(&log).unwrap_err();
+        let err = kernel_cycles(&log).unwrap_err().to_string();
         assert!(err.contains("sim.log") && err.contains("from 50 to 40"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
-use crate::run::{load_run, Medium, Run};
+use crate::run::{load_run, Medium, Run, RunError};
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// A run next to its program's `none` run.
@@ -64,7 +64,7 @@ fn percent_of(value: Option<f64>, baseline: Option<f64>) -> Option<f64> {
 
 /// Groups runs by program (first appearance order; within a group the `none`
 /// run first, then command-line order) and relates each to that `none` run.
-pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
+pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
     let mut programs: Vec<Option<String>> = Vec::new();
     for run in &runs {
         if !programs.contains(&run.program) {
@@ -76,12 +76,12 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
         let group: Vec<&Run> = runs.iter().filter(|r| &r.program == program).collect();
         let baselines: Vec<&Run> = group.iter().copied().filter(|r| r.is_baseline()).collect();
         if let [first, second, ..] = baselines.as_slice() {
-            return Err(format!(
+            return Err(RunError::inconsistent(format!(
                 "{} and {} are both `none` runs of program {}: give one baseline per program",
                 first.dir,
                 second.dir,
                 program.as_deref().unwrap_or("(unnamed)")
-            ));
+            )));
         }
         let baseline = baselines.first();
         // The baseline leads its group, whatever the command-line order.
@@ -123,7 +123,7 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, String> {
 }
 
 /// Loads every directory and compares; the first bad directory is the error.
-pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, String> {
+pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, RunError> {
     let runs = dirs.iter().map(|d| load_run(d)).collect::<Result<Vec<_>, _>>()?;
     compare(runs)
 }
@@ -461,7 +461,7 @@ mod tests {
 
     #[test]
     fn two_baselines_for_one_program_is_an_error() {
-        let err = compare(vec![run("a", "none", 1, 1), run("a", "none", 2, 2)]).unwrap_err();
+        let err = compare(vec![run("a", "none", 1, 1), run("a", "none", 2, 2)]).unwrap_err().to_string();
         assert!(err.contains("both `none` runs of program a"), "{err}");
     }
 }

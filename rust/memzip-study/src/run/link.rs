@@ -18,10 +18,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::fields::{field, optional, read_json, u64_field};
+use super::fields::{field, not_a, optional, read_json, u64_field};
 use super::model::{Medium, Run, RunEnergy};
 use super::record::RunRecord;
 use super::run_json::RunJson;
+use crate::error::RunError;
 
 /// The simulated clock of MGPUSim's R9 Nano platform.
 const CORE_HZ: f64 = 1e9;
@@ -35,16 +36,18 @@ fn object<'a>(stats: &'a Value, key: &str) -> Option<&'a Value> {
     stats.get(key).filter(|v| v.is_object())
 }
 
-fn number(value: &Value, key: &str, file: &Path) -> Result<f64, String> {
-    field(value, key, file)?.as_f64().ok_or_else(|| format!("{}: field `{key}` is not a number", file.display()))
+fn number(value: &Value, key: &str, file: &Path) -> Result<f64, RunError> {
+    field(value, key, file)?.as_f64().ok_or_else(|| not_a(key, "a number", file))
 }
 
 /// Reads a multi-GPU run directory (see the module comment).
-pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, String> {
+pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, RunError> {
     let RunJson { program, codec, output_ok, wall_seconds, simulator, simulator_sources, .. } = RunJson::read(dir)?;
     let stats_codec = match stats.get("codec").and_then(Value::as_str) {
         Some(codec) => codec.to_string(),
-        None => codec.clone().ok_or_else(|| format!("{}: no `codec` here or in run.json", stats_path.display()))?,
+        None => codec
+            .clone()
+            .ok_or_else(|| RunError::missing(format!("{}: no `codec` here or in run.json", stats_path.display())))?,
     };
     let cycles = u64_field(stats, "cycles", stats_path)?;
     let link = object(stats, "link");
@@ -57,7 +60,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         }
         (None, None) => 0,
     };
-    let ratio = |key: &str| -> Result<Option<f64>, String> {
+    let ratio = |key: &str| -> Result<Option<f64>, RunError> {
         link.map(|l| number(l, key, stats_path)).transpose().map(|v| v.filter(|r| *r > 0.0))
     };
     let fabric_utilization = match (fabric, total_cycles(dir)?) {
@@ -67,7 +70,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         _ => None,
     };
     let energy = object(stats, "energy")
-        .map(|e| -> Result<RunEnergy, String> {
+        .map(|e| -> Result<RunEnergy, RunError> {
             Ok(RunEnergy {
                 total_pj: number(e, "total_pj", stats_path)?,
                 dram_pj: number(e, "fabric_pj", stats_path)?,
@@ -115,7 +118,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
 }
 
 /// `run.json`'s `total_cycles` (kernels and copies), if any.
-fn total_cycles(dir: &Path) -> Result<Option<u64>, String> {
+fn total_cycles(dir: &Path) -> Result<Option<u64>, RunError> {
     let path = dir.join("run.json");
     if !path.exists() {
         return Ok(None);

@@ -41,9 +41,10 @@ pub use model::{Medium, Run, RunEnergy};
 pub use record::{RunRecord, RECORD_FILE, TIMING_MODEL};
 pub use run_json::RunJson;
 
-use fields::{field, not_a_count, optional, ratio_field, read_json, u64_field};
+use fields::{field, not_a, not_a_count, optional, ratio_field, read_json, u64_field};
 
 use crate::bounds::DramCounters;
+pub use crate::error::RunError;
 use crate::power::{self, GpuEnergy};
 use crate::sim_log::{kernel_cycles, kernel_summary, last_total_cycles, rrd_of_timing_option, KernelDram};
 
@@ -55,25 +56,29 @@ fn from_log_or_run_json<T>(
     dir: &Path,
     key: &str,
     what: &str,
-    from_log: impl FnOnce(&Path) -> Result<T, String>,
+    from_log: impl FnOnce(&Path) -> Result<T, RunError>,
     from_json: impl FnOnce(&Value) -> Option<T>,
-) -> Result<T, String> {
+) -> Result<T, RunError> {
     let log = dir.join("sim.log");
     let run_path = dir.join("run.json");
     if log.exists() || !run_path.exists() {
         return from_log(&log);
     }
     from_json(&read_json(&run_path)?[key]).ok_or_else(|| {
-        format!("{}: no sim.log next to it and no \"{key}\" ({what}) in {}", dir.display(), run_path.display())
+        RunError::missing(format!(
+            "{}: no sim.log next to it and no \"{key}\" ({what}) in {}",
+            dir.display(),
+            run_path.display()
+        ))
     })
 }
 
 /// `total.dram_device` of the stats, or `None` for stats written before it.
-fn dram_counters(total: &Value, file: &Path) -> Result<Option<DramCounters>, String> {
+fn dram_counters(total: &Value, file: &Path) -> Result<Option<DramCounters>, RunError> {
     let Some(device) = total.get("dram_device") else {
         return Ok(None);
     };
-    let count = |key: &str| -> Result<u64, String> {
+    let count = |key: &str| -> Result<u64, RunError> {
         device.get(key).and_then(Value::as_u64).ok_or_else(|| not_a_count(&format!("total.dram_device.{key}"), file))
     };
     Ok(Some(DramCounters {
@@ -85,9 +90,9 @@ fn dram_counters(total: &Value, file: &Path) -> Result<Option<DramCounters>, Str
 }
 
 /// Reads one run directory.
-pub fn load_run(dir: &Path) -> Result<Run, String> {
+pub fn load_run(dir: &Path) -> Result<Run, RunError> {
     if !dir.is_dir() {
-        return Err(format!("{}: not a run directory", dir.display()));
+        return Err(RunError::NotARun { message: format!("{}: not a run directory", dir.display()) });
     }
     let stats_path = dir.join("stats.json");
     let stats = read_json(&stats_path)?;
@@ -96,11 +101,11 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
     }
     let total = field(&stats, "total", &stats_path)?;
     if !total.is_object() {
-        return Err(format!("{}: field `total` is not an object", stats_path.display()));
+        return Err(not_a("total", "an object", &stats_path));
     }
     let stats_codec = field(&stats, "total.codec", &stats_path)?
         .as_str()
-        .ok_or_else(|| format!("{}: field `total.codec` is not a string", stats_path.display()))?
+        .ok_or_else(|| not_a("total.codec", "a string", &stats_path))?
         .to_string();
     let dram_bytes = u64_field(&stats, "total.dram_bytes", &stats_path)?;
     let raw_cr = ratio_field(&stats, "total.raw_compression_ratio", &stats_path)?;
@@ -186,7 +191,7 @@ pub fn load_run(dir: &Path) -> Result<Run, String> {
 }
 
 /// Blocks per stored size, summed over `writes` and `memcpy` of `total`.
-fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, String> {
+fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, RunError> {
     let mut sizes = BTreeMap::new();
     for part in ["writes", "memcpy"] {
         let Some(map) = total.get(part).and_then(|p| p.get("mag_sizes")).and_then(Value::as_object) else {
@@ -194,8 +199,9 @@ fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, String
         };
         for (size_key, count) in map {
             let key = || format!("total.{part}.mag_sizes.{size_key}");
-            let size: u64 =
-                size_key.parse().map_err(|_| format!("{}: `{}` is not a size in bytes", file.display(), key()))?;
+            let size: u64 = size_key
+                .parse()
+                .map_err(|_| RunError::malformed(format!("{}: `{}` is not a size in bytes", file.display(), key())))?;
             let count = count.as_u64().ok_or_else(|| not_a_count(&key(), file))?;
             *sizes.entry(size).or_insert(0) += count;
         }
@@ -204,14 +210,12 @@ fn stored_sizes(total: &Value, file: &Path) -> Result<BTreeMap<u64, u64>, String
 }
 
 /// `total.energy`, or `None` for stats written before memzip had an energy model.
-fn run_energy(stats: &Value, file: &Path) -> Result<Option<RunEnergy>, String> {
+fn run_energy(stats: &Value, file: &Path) -> Result<Option<RunEnergy>, RunError> {
     let Some(energy) = stats.get("total").and_then(|t| t.get("energy")) else {
         return Ok(None);
     };
-    let number = |key: &str| -> Result<f64, String> {
-        field(energy, key, file)?
-            .as_f64()
-            .ok_or_else(|| format!("{}: field `total.energy.{key}` is not a number", file.display()))
+    let number = |key: &str| -> Result<f64, RunError> {
+        field(energy, key, file)?.as_f64().ok_or_else(|| not_a(&format!("total.energy.{key}"), "a number", file))
     };
     Ok(Some(RunEnergy {
         total_pj: number("total_pj")?,
@@ -223,28 +227,31 @@ fn run_energy(stats: &Value, file: &Path) -> Result<Option<RunEnergy>, String> {
 }
 
 /// The run directory's whole-GPU energy, or `None` without a power report.
-fn gpu_power(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, String> {
+fn gpu_power(dir: &Path, core_hz: Option<f64>) -> Result<Option<GpuEnergy>, RunError> {
     let Some((model, report)) = power::find_report(dir)? else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(&report).map_err(|e| format!("{}: cannot read: {e}", report.display()))?;
+    let text = std::fs::read_to_string(&report)
+        .map_err(|e| RunError::io(format!("{}: cannot read: {e}", report.display()), e))?;
     let kernels = power::parse_report(&text, &report)?;
     let cycles = from_log_or_run_json(dir, "kernel_cycles", "counts", kernel_cycles, |v| {
         v.as_array()?.iter().map(serde_json::Value::as_u64).collect()
     })?;
     let core_hz = core_hz.ok_or_else(|| {
-        format!("{}: no core clock (`total.energy.core_hz` of stats.json) to turn power into energy", dir.display())
+        RunError::missing(format!(
+            "{}: no core clock (`total.energy.core_hz` of stats.json) to turn power into energy",
+            dir.display()
+        ))
     })?;
     power::gpu_energy(model, report, &kernels, &cycles, core_hz).map(Some)
 }
 
 /// `memzip power`'s JSON of one run: the power model's energy by component,
 /// memzip's codec and metadata-cache energy added to it, and the EDP.
-pub fn power_summary(run: &Run) -> Result<serde_json::Value, String> {
-    let gpu = run
-        .gpu_power
-        .as_ref()
-        .ok_or_else(|| format!("{}: no power report (run with memzip run --power or MEMZIP_POWER=1)", run.dir))?;
+pub fn power_summary(run: &Run) -> Result<serde_json::Value, RunError> {
+    let gpu = run.gpu_power.as_ref().ok_or_else(|| {
+        RunError::missing(format!("{}: no power report (run with memzip run --power or MEMZIP_POWER=1)", run.dir))
+    })?;
     let components: serde_json::Map<String, serde_json::Value> =
         gpu.components_pj.iter().map(|(label, pj)| (label.clone(), (*pj).into())).collect();
     Ok(serde_json::json!({

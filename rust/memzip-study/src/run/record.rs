@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::RunError;
+
 /// What a finished run is, written as `sweep.json` into its directory: the
 /// report tells variants apart by it, and a later sweep (`--reuse`) finds
 /// runs of the same configuration by it.
@@ -98,13 +100,13 @@ impl RunRecord {
     }
 
     /// The record of the run in `dir`, if it has one.
-    pub fn read(dir: &Path) -> Result<Option<Self>, String> {
+    pub fn read(dir: &Path) -> Result<Option<Self>, RunError> {
         let path = dir.join(RECORD_FILE);
         if !path.is_file() {
             return Ok(None);
         }
-        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text).map(Some).map_err(|e| format!("{}: {e}", path.display()))
+        let text = fs::read_to_string(&path).map_err(|e| RunError::io(format!("{}: {e}", path.display()), e))?;
+        serde_json::from_str(&text).map(Some).map_err(|e| RunError::malformed(format!("{}: {e}", path.display())))
     }
 }
 

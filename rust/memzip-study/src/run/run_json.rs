@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::fields::{optional, read_json};
+use crate::error::RunError;
 use crate::files::write_atomically;
 
 /// The file's name in a run directory.
@@ -63,14 +64,14 @@ pub struct RunJson {
 impl RunJson {
     /// The `run.json` of the run in `dir`, or every field `None` without one.
     /// A field of the wrong type is an error naming file and field.
-    pub fn read(dir: &Path) -> Result<Self, String> {
+    pub fn read(dir: &Path) -> Result<Self, RunError> {
         let path = dir.join(RUN_JSON);
         if !path.exists() {
             return Ok(Self::default());
         }
         let run = read_json(&path)?;
         if !run.is_object() {
-            return Err(format!("{}: not a JSON object", path.display()));
+            return Err(RunError::malformed(format!("{}: not a JSON object", path.display())));
         }
         let text = |v: &Value| v.as_str().map(str::to_string);
         let exit_status = |v: &Value| v.as_i64().and_then(|n| i32::try_from(n).ok());
@@ -176,7 +177,7 @@ mod tests {
         assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12\n}\n"), "{text}");
         assert_eq!(RunJson::read(&dir).unwrap(), kernels);
         fs::write(dir.join(RUN_JSON), "{\"kernel_dram\": [[1, 2, 3]]}").unwrap();
-        let err = RunJson::read(&dir).unwrap_err();
+        let err = RunJson::read(&dir).unwrap_err().to_string();
         assert!(err.ends_with("field `kernel_dram` is not [[dram_cycles, commands], ...]"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
@@ -188,7 +189,7 @@ mod tests {
         let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
         assert!(text.contains("\"cycles\": null"), "{text}");
         fs::write(dir.join(RUN_JSON), "{\"exit_status\": \"0\"}").unwrap();
-        let err = RunJson::read(&dir).unwrap_err();
+        let err = RunJson::read(&dir).unwrap_err().to_string();
         assert!(err.ends_with("run.json: field `exit_status` is not an exit status"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
