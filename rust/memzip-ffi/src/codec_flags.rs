@@ -255,6 +255,7 @@ mod tests {
 
     use memzip::codec::e2mc::E2mc;
     use memzip::{Codec, Geometry};
+    use tempfile::TempDir;
 
     use crate::flags::defaults;
     use crate::options;
@@ -277,14 +278,15 @@ mod tests {
         (0..32u32).flat_map(|i| ((i * 7 + seed) % 50).to_le_bytes()).collect()
     }
 
-    /// An e2mc16 table learnt from `int_block`s, written to a file of its own.
-    fn table_file(name: &str, symbol_bits: u32) -> PathBuf {
+    /// An E2MC table learnt from `int_block`s, written to a file of its own
+    /// in `dir` (a temporary folder the test removes).
+    fn table_file(dir: &TempDir, name: &str, symbol_bits: u32) -> PathBuf {
         let mut codec = E2mc::new(symbol_bits, Geometry::default(), 4, 1024).unwrap();
         for seed in 0..64 {
             codec.compress(&int_block(seed)).unwrap();
         }
         codec.end_sampling().unwrap();
-        let path = std::env::temp_dir().join(format!("memzip-ffi-{}-{name}.json", std::process::id()));
+        let path = dir.path().join(format!("{name}.json"));
         std::fs::write(&path, codec.table().unwrap().to_json()).unwrap();
         path
     }
@@ -295,7 +297,8 @@ mod tests {
 
     #[test]
     fn an_offline_table_reaches_an_adaptive_candidate() {
-        let table = table_file("adaptive-offline", 16);
+        let dir = tempfile::tempdir().unwrap();
+        let table = table_file(&dir, "adaptive-offline", 16);
         let sampling = format!("offline:{}", table.display());
         for (codec, candidates) in [("adaptive", "e2mc16"), ("adaptive:candidates=e2mc16", "")] {
             let (spec, _, window) = resolve(&with(|o| {
@@ -359,13 +362,14 @@ mod tests {
         }))
         .unwrap();
         assert_eq!((spec.to_string().as_str(), window), ("slc:pdw=2,sampling=online,variant=pred", 5000));
-        let eight = table_file("slc-eight", 8);
+        let dir = tempfile::tempdir().unwrap();
+        let eight = table_file(&dir, "slc-eight", 8);
         let err = error_of(|o| {
             o.codec = "slc".into();
             o.e2mc_sampling = format!("offline:{}", eight.display());
         });
         assert!(err.contains("codes 8-bit symbols, slc needs 16-bit ones"), "{err}");
-        let sixteen = table_file("slc-sixteen", 16);
+        let sixteen = table_file(&dir, "slc-sixteen", 16);
         let (spec, _, window) = resolve(&with(|o| {
             o.codec = "slc".into();
             o.e2mc_sampling = format!("offline:{}", sixteen.display());
@@ -377,7 +381,8 @@ mod tests {
 
     #[test]
     fn a_missing_or_bad_table_names_the_flag_and_the_file() {
-        let missing = std::env::temp_dir().join("memzip-ffi-no-such-table.json");
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-table.json");
         let err = error_of(|o| {
             o.codec = "adaptive".into();
             o.adaptive_candidates = "e2mc16".into();
@@ -387,14 +392,14 @@ mod tests {
             err.starts_with(&format!("-memzip_e2mc_sampling: cannot read table '{}':", missing.display())),
             "{err}"
         );
-        let corrupt = std::env::temp_dir().join(format!("memzip-ffi-{}-corrupt.json", std::process::id()));
+        let corrupt = dir.path().join("corrupt.json");
         std::fs::write(&corrupt, "{\"symbol_bits\": 16,").unwrap();
         let err = error_of(|o| {
             o.codec = "e2mc16".into();
             o.e2mc_sampling = format!("offline:{}", corrupt.display());
         });
         assert!(err.starts_with(&format!("-memzip_e2mc_sampling: table '{}': invalid", corrupt.display())), "{err}");
-        let eight = table_file("eight", 8);
+        let eight = table_file(&dir, "eight", 8);
         let err = error_of(|o| {
             o.codec = "adaptive:candidates=e2mc16".into();
             o.e2mc_sampling = format!("offline:{}", eight.display());

@@ -443,6 +443,29 @@ mod tests {
         }
     }
 
+    /// The unit tests write E2MC table files; they leave none in the system's
+    /// temp folder (`std::env::temp_dir`, `$TMPDIR`): every other unit test of
+    /// this crate runs in a child process whose `$TMPDIR` is an empty folder,
+    /// which must be empty afterwards.
+    #[test]
+    fn unit_tests_leave_nothing_in_the_temp_folder() {
+        const NAME: &str = "unit_tests_leave_nothing_in_the_temp_folder";
+        const CHILD: &str = "MEMZIP_FFI_TEMP_CHECK_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--quiet", "--skip", NAME])
+            .env("TMPDIR", tmp.path())
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "the unit tests left {left:?} in the temp folder");
+    }
+
     #[test]
     fn guard_turns_panics_into_errors() {
         let err = guard("test", || -> Result<(), String> { panic!("boom") }).unwrap_err();
