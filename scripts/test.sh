@@ -18,45 +18,64 @@
 #  4. Benchmarks: our input generators and output checkers, then a subset of
 #     the real benchmarks at the tiny preset, per suite whose source is
 #     available (one SKIP line per missing suite).
+# At the end (also after a failure), a table of each suite's wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== Rust formatting (cargo fmt --check; width in rust/rustfmt.toml)"
-if cargo fmt --version >/dev/null 2>&1; then
-    cargo fmt --all -- --check
-else
-    echo "SKIP Rust formatting: no rustfmt (rustup component add rustfmt)"
-fi
+# Each suite's wall time, printed as a table at the end (also when a suite
+# fails and stops the run: that one is marked).
+suite_titles=()
+suite_seconds=()
+running_title=""
+running_since=0
 
-echo "== Rust structure (no module circle, no file over 800 lines of non-test code)"
-python3 scripts/check-structure.py
+# suite TITLE CMD...: prints "== TITLE", runs CMD, keeps its wall time under
+# TITLE's words before the first " (".
+suite() {
+    running_title=${1%% (*}
+    running_since=$SECONDS
+    echo "== $1"
+    shift
+    "$@"
+    suite_titles+=("$running_title")
+    suite_seconds+=($((SECONDS - running_since)))
+    running_title=""
+}
 
-echo "== Rust tests (cargo test --workspace)"
-cargo test --workspace --locked
+mm_ss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
-echo "== C++ bridge test"
-bash tests/cpp/run.sh
+print_suite_times() {
+    local status=$? i
+    if [[ -n $running_title ]]; then
+        suite_titles+=("$running_title (stopped, exit $status)")
+        suite_seconds+=($((SECONDS - running_since)))
+    fi
+    ((${#suite_titles[@]})) || return 0
+    echo "== Wall time per suite (m:ss)"
+    for i in "${!suite_titles[@]}"; do
+        printf '%7s  %s\n' "$(mm_ss "${suite_seconds[i]}")" "${suite_titles[i]}"
+    done
+    printf '%7s  %s\n' "$(mm_ss "$SECONDS")" "total"
+}
+trap print_suite_times EXIT
 
-echo "== C ABI test (rust/memzip-capi from C, then under AddressSanitizer)"
-bash tests/capi/run.sh
+rust_formatting() {
+    if cargo fmt --version >/dev/null 2>&1; then
+        cargo fmt --all -- --check
+    else
+        echo "SKIP Rust formatting: no rustfmt (rustup component add rustfmt)"
+    fi
+}
 
-echo "== Python tests"
-bash tests/python/run.sh
-
-echo "== Slurm test (memzip sweep --slurm on a local single-node Slurm)"
-bash tests/slurm/run.sh
-
-echo "== MGPUSim plugin tests (Go: the paper's bus, the cgo binding, 4-GPU runs)"
-bash tests/mgpu/run.sh
-
-echo "== Simulator tests"
-bash tests/sim/run.sh
-
-echo "== Simulator tests on gpgpu-sim v3.2.1"
-bash tests/sim/v321.sh
-
-echo "== Simulator power model tests (GPUWattch on v3.2.1, AccelWattch on dev)"
-bash tests/sim/power.sh
-
-echo "== Benchmark tests"
-bash tests/bench/run.sh
+suite "Rust formatting (cargo fmt --check; width in rust/rustfmt.toml)" rust_formatting
+suite "Rust structure (no module circle, no file over 800 lines of non-test code)" python3 scripts/check-structure.py
+suite "Rust tests (cargo test --workspace)" cargo test --workspace --locked
+suite "C++ bridge test" bash tests/cpp/run.sh
+suite "C ABI test (rust/memzip-capi from C, then under AddressSanitizer)" bash tests/capi/run.sh
+suite "Python tests" bash tests/python/run.sh
+suite "Slurm test (memzip sweep --slurm on a local single-node Slurm)" bash tests/slurm/run.sh
+suite "MGPUSim plugin tests (Go: the paper's bus, the cgo binding, 4-GPU runs)" bash tests/mgpu/run.sh
+suite "Simulator tests" bash tests/sim/run.sh
+suite "Simulator tests on gpgpu-sim v3.2.1" bash tests/sim/v321.sh
+suite "Simulator power model tests (GPUWattch on v3.2.1, AccelWattch on dev)" bash tests/sim/power.sh
+suite "Benchmark tests" bash tests/bench/run.sh
