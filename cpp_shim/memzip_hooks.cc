@@ -36,6 +36,15 @@
 //   initialising the metadata; device-to-host copies, device-to-device
 //   copies and memsets are not modelled (they do not go through
 //   gpgpu_t::memcpy_to_gpu).
+// - Approximable data (-memzip_approx_allocs, for a lossy codec such as SLC):
+//   every device allocation is reported to memzip, which numbers them and
+//   marks the listed ones; for each block written back or copied memzip
+//   decides whether it is approximable and how it is stored. A block stored
+//   approximated is written into the functional memory as it will read back,
+//   so later loads, later kernels and the program's output see the
+//   approximation, as they would on the hardware. (An exact copy of the line
+//   that stays in the L2 would still be read there; the functional memory
+//   has one copy, so such reads see the approximation a little early.)
 // - Latencies come in memory-controller cycles (the papers count them at the
 //   GTX580's 1002 MHz, -memzip_latency_mhz) and are converted to core cycles,
 //   the clock of the partition's DRAM latency queue, rounding up.
@@ -273,6 +282,8 @@ void memzip_options::print_stats(FILE *fp) const {
   }
   if (state->gpu)
     total->set_simulated_time(sim_cycle(state->gpu), state->gpu->get_config().get_core_freq());
+  const std::string note(state->sim->approximable_note());
+  if (!note.empty()) printf("GPGPU-Sim memzip: note: %s\n", note.c_str());
   fputs(std::string(total->to_text("memzip_total")).c_str(), fp);
   const std::string json = "{\"total\": " + std::string(total->to_json()) +
                            ",\n\"controllers\": [\n" + controllers + "\n]}\n";
@@ -348,7 +359,10 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
     if (mf->is_write()) {
       buf.resize(m_block_bytes);
       read_block(addr, buf.data());
-      a = c.write_block(local_addr(addr), bytes(buf.data(), buf.size()));
+      std::vector<unsigned char> approximated(m_block_bytes);
+      a = c.write_block_of(local_addr(addr), addr, bytes(buf.data(), buf.size()), *m_state->sim,
+                           rust::Slice<std::uint8_t>(approximated.data(), approximated.size()));
+      if (a.approximated) write_back_approximation(addr, approximated.data());
     } else {
       a = c.read_block(local_addr(addr));
       if (tracing) {
@@ -437,10 +451,21 @@ void memzip_partition::return_queue_pop(dram_t *dram) {
   }
 }
 
+// A block memzip stored approximated reads back as the approximation: put it
+// into the functional memory, which every later load and copy reads.
+void memzip_partition::write_back_approximation(unsigned long long block_addr,
+                                                const unsigned char *approximated) const {
+  m_gpu->get_global_memory()->write(block_addr, m_block_bytes, approximated, NULL, NULL);
+}
+
 void memzip_partition::copy_block(unsigned long long block_addr, const unsigned char *data) {
   const bool sampling = m_ctrl->box->is_sampling();
+  std::vector<unsigned char> approximated(m_block_bytes);
   try {
-    m_ctrl->box->copy_block(local_addr(block_addr), bytes(data, m_block_bytes));
+    memzip::Access a = m_ctrl->box->copy_block_of(local_addr(block_addr), block_addr, bytes(data, m_block_bytes),
+                                                  *m_state->sim,
+                                                  rust::Slice<std::uint8_t>(approximated.data(), approximated.size()));
+    if (a.approximated) write_back_approximation(block_addr, approximated.data());
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
@@ -464,4 +489,14 @@ void memzip_memcpy_to_gpu(gpgpu_sim *gpu, size_t dst, size_t count) {
     gpu->get_global_memory()->read(block, bb, buf.data());
     s->partitions[tlx.chip]->copy_block(block, buf.data());
   }
+}
+
+// ---------------------------------------------------------------- allocations
+
+void memzip_gpu_malloc(gpgpu_sim *gpu, unsigned long long start, size_t size) {
+  if (!gpu) return;
+  memzip_gpu_state *s = gpu->getMemoryConfig()->m_memzip.state;
+  if (!s) return;
+  const std::string line(s->sim->on_allocation(start, size));
+  if (!line.empty()) printf("GPGPU-Sim memzip: %s\n", line.c_str());
 }

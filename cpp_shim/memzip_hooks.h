@@ -19,6 +19,7 @@
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
+//   gpgpu_t::gpu_malloc(array)   memzip_gpu_malloc             (device allocations)
 //   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; also
 //                                the simulated time for the energy statistics)
 //
@@ -108,6 +109,7 @@ class memzip_partition {
   unsigned long long local_addr(unsigned long long block_addr) const;
   void note_sampling_end() const;
   void read_block(unsigned long long block_addr, unsigned char *buf) const;
+  void write_back_approximation(unsigned long long block_addr, const unsigned char *approximated) const;
 
   struct pending {
     unsigned nbytes;             // DRAM transfer size (data + metadata)
@@ -160,5 +162,10 @@ void memzip_latency_queue_insert(std::queue<Request> &queue, const Request &requ
 // gpgpu_t::memcpy_to_gpu, after the functional copy: compress every block
 // overlapped by [dst, dst + count) into its controller (initialises metadata).
 void memzip_memcpy_to_gpu(gpgpu_sim *gpu, size_t dst, size_t count);
+
+// gpgpu_t::gpu_malloc / gpu_mallocarray: the program's next device
+// allocation, `size` bytes at `start` (memzip numbers them for
+// -memzip_approx_allocs).
+void memzip_gpu_malloc(gpgpu_sim *gpu, unsigned long long start, size_t size);
 
 #endif  // MEMZIP_HOOKS_H

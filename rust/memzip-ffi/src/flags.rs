@@ -32,6 +32,10 @@ pub struct Options {
     /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
     pub adaptive_candidates: String,
     pub verify: bool,
+    /// The device allocations a lossy codec may approximate,
+    /// `n[:label]` or `first-last[:label]` items separated by `,`
+    /// ([`memzip::mc::ApproximableMemory`]); empty: none.
+    pub approx_allocs: String,
     /// A file for the DRAM block trace; empty: none.
     pub trace: String,
     /// A file for the statistics as JSON, rewritten at every kernel end; empty: none.
@@ -160,6 +164,13 @@ pub fn table() -> Vec<Flag> {
             "decompress every compressed block and compare (stop on mismatch), 0 or 1",
             Slot::Switch(|o| &mut o.verify),
         ),
+        flag(
+            "approx_allocs",
+            "",
+            "device allocations a lossy codec (slc) may approximate: <n>[:<label>] or <first>-<last>[:<label>], \
+             separated by commas, n the program's n-th allocation from 1 (empty: none)",
+            Slot::Text(|o| &mut o.approx_allocs),
+        ),
         flag("trace", "", "write every DRAM block access to this zstd trace file", Slot::Text(|o| &mut o.trace)),
         flag(
             "stats_json",
@@ -199,6 +210,7 @@ pub fn defaults() -> Options {
         adaptive_lambda: 0,
         adaptive_candidates: String::new(),
         verify: false,
+        approx_allocs: String::new(),
         trace: String::new(),
         stats_json: String::new(),
         latency_mhz: 0,

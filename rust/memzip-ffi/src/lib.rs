@@ -80,6 +80,10 @@ pub mod ffi {
         pub metadata_miss: bool,
         /// Extra DRAM bytes for metadata: line fill on a miss plus dirty write-back.
         pub metadata_dram_bytes: u32,
+        /// The block is stored approximated: it reads back as the
+        /// approximation the write returned, which the simulator puts into
+        /// its functional memory.
+        pub approximated: bool,
     }
 
     extern "Rust" {
@@ -99,6 +103,12 @@ pub mod ffi {
         fn check_simulator(self: &Simulation, facts: &SimulatorFacts) -> Result<Vec<String>>;
         /// A memory controller as the flags describe (one per memory partition).
         fn new_controller(self: &mut Simulation) -> Result<Box<Controller>>;
+        /// The program made its next device allocation, `bytes` at `start`
+        /// (`-memzip_approx_allocs` numbers them). Returns the line to print
+        /// about it, empty when no list was given.
+        fn on_allocation(self: &mut Simulation, start: u64, bytes: u64) -> String;
+        /// A note about listed allocations the program has not made (yet); empty if none.
+        fn approximable_note(self: &Simulation) -> String;
 
         /// A DRAM write-back of the block at `addr` holding `data`.
         fn write_block(self: &mut Controller, addr: u64, data: &[u8]) -> Result<Access>;
@@ -106,6 +116,28 @@ pub mod ffi {
         fn read_block(self: &mut Controller, addr: u64) -> Result<Access>;
         /// A host-to-device copy of one block (initialises its metadata).
         fn copy_block(self: &mut Controller, addr: u64, data: &[u8]) -> Result<Access>;
+        /// `write_block` of the block at `addr` (this controller's address)
+        /// that the program sees at `global_addr`: when the simulation's
+        /// `-memzip_approx_allocs` covers it, a lossy codec may store an
+        /// approximation, written into `approximated` (one block) with
+        /// `Access::approximated` set.
+        fn write_block_of(
+            self: &mut Controller,
+            addr: u64,
+            global_addr: u64,
+            data: &[u8],
+            simulation: &Simulation,
+            approximated: &mut [u8],
+        ) -> Result<Access>;
+        /// `copy_block` as `write_block_of`.
+        fn copy_block_of(
+            self: &mut Controller,
+            addr: u64,
+            global_addr: u64,
+            data: &[u8],
+            simulation: &Simulation,
+            approximated: &mut [u8],
+        ) -> Result<Access>;
         /// Simulated instructions after which E2MC's online sampling ends (0: never samples).
         fn sampling_instructions(self: &Controller) -> u64;
         fn end_sampling(self: &mut Controller) -> Result<()>;
@@ -246,6 +278,34 @@ impl Simulation {
         Ok(notes)
     }
 
+    pub fn on_allocation(&mut self, start: u64, bytes: u64) -> String {
+        let memory = &mut self.resolved.approximable;
+        let label = memory.on_allocation(start, bytes).map(str::to_string);
+        if memory.is_empty() {
+            return String::new();
+        }
+        let marked = label.map(|label| format!(", approximable: {label}")).unwrap_or_default();
+        format!("allocation {}: {bytes} bytes at {start:#x}{marked}", memory.allocations())
+    }
+
+    fn approximable_note(&self) -> String {
+        let memory = &self.resolved.approximable;
+        let missing: Vec<String> = memory.not_allocated().iter().map(|m| m.ordinal.to_string()).collect();
+        if missing.is_empty() {
+            return String::new();
+        }
+        format!(
+            "-memzip_approx_allocs lists allocations the program has not made (yet): {} ({} made so far)",
+            missing.join(","),
+            memory.allocations()
+        )
+    }
+
+    /// The whole block at `global_addr` is approximable data.
+    fn covers(&self, global_addr: u64, block_bytes: usize) -> bool {
+        self.resolved.approximable.covers_block(global_addr, block_bytes as u64)
+    }
+
     /// The controller of the next memory partition.
     pub fn new_controller(&mut self) -> Result<Box<Controller>, String> {
         guard("new_controller", || {
@@ -270,6 +330,21 @@ pub struct Controller {
     sampling_instructions: u64,
 }
 
+/// A host-to-device copy's outcome: copies are not timed.
+fn copy_access(out: &mc::WriteOutcome) -> Access {
+    Access {
+        encoding: out.encoding,
+        compressed_bits: to_u32(out.compressed_bits),
+        burst_count: to_u32(out.burst_count),
+        dram_bytes: to_u32(out.dram_bytes),
+        latency_cycles: 0,
+        metadata_cycles: 0,
+        metadata_miss: false,
+        metadata_dram_bytes: 0,
+        approximated: out.approximated,
+    }
+}
+
 impl Controller {
     fn write_block(&mut self, addr: u64, data: &[u8]) -> Result<Access, String> {
         guard("write_block", || {
@@ -283,7 +358,52 @@ impl Controller {
                 metadata_cycles: 0,
                 metadata_miss: out.metadata_miss,
                 metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
+                approximated: out.approximated,
             })
+        })
+    }
+
+    fn write_block_of(
+        &mut self,
+        addr: u64,
+        global_addr: u64,
+        data: &[u8],
+        simulation: &Simulation,
+        approximated: &mut [u8],
+    ) -> Result<Access, String> {
+        if !simulation.covers(global_addr, data.len()) {
+            return self.write_block(addr, data);
+        }
+        guard("write_block_of", || {
+            let out = self.inner.write_approximable_block(addr, data, approximated).map_err(|e| e.to_string())?;
+            Ok(Access {
+                encoding: out.encoding,
+                compressed_bits: to_u32(out.compressed_bits),
+                burst_count: to_u32(out.burst_count),
+                dram_bytes: to_u32(out.dram_bytes),
+                latency_cycles: out.compress_cycles,
+                metadata_cycles: 0,
+                metadata_miss: out.metadata_miss,
+                metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
+                approximated: out.approximated,
+            })
+        })
+    }
+
+    fn copy_block_of(
+        &mut self,
+        addr: u64,
+        global_addr: u64,
+        data: &[u8],
+        simulation: &Simulation,
+        approximated: &mut [u8],
+    ) -> Result<Access, String> {
+        if !simulation.covers(global_addr, data.len()) {
+            return self.copy_block(addr, data);
+        }
+        guard("copy_block_of", || {
+            let out = self.inner.memcpy_approximable_block(addr, data, approximated).map_err(|e| e.to_string())?;
+            Ok(copy_access(&out))
         })
     }
 
@@ -299,6 +419,7 @@ impl Controller {
                 metadata_cycles: out.metadata_cycles,
                 metadata_miss: out.metadata_miss,
                 metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
+                approximated: false,
             })
         })
     }
@@ -306,16 +427,7 @@ impl Controller {
     fn copy_block(&mut self, addr: u64, data: &[u8]) -> Result<Access, String> {
         guard("copy_block", || {
             let out = self.inner.memcpy_block(addr, data).map_err(|e| e.to_string())?;
-            Ok(Access {
-                encoding: out.encoding,
-                compressed_bits: to_u32(out.compressed_bits),
-                burst_count: to_u32(out.burst_count),
-                dram_bytes: to_u32(out.dram_bytes),
-                latency_cycles: 0,
-                metadata_cycles: 0,
-                metadata_miss: false,
-                metadata_dram_bytes: 0,
-            })
+            Ok(copy_access(&out))
         })
     }
 

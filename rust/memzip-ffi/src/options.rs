@@ -4,7 +4,7 @@
 //! error names the flag a user has to fix.
 
 use memzip::codec::spec::CodecSpec;
-use memzip::mc::{EnergyParams, McOptions, MdcConfig, SamplingWindow};
+use memzip::mc::{ApproximableMemory, EnergyParams, McOptions, MdcConfig, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::codec_flags::{self, OnlineWindow};
@@ -21,6 +21,8 @@ pub struct Resolved {
     /// codec in use samples online or the window counts blocks (the
     /// controller then ends it itself).
     pub sampling_instructions: u64,
+    /// The program's approximable allocations (`-memzip_approx_allocs`).
+    pub approximable: ApproximableMemory,
 }
 
 /// The flag a library knob comes from, for error messages. Codec knobs
@@ -76,7 +78,9 @@ pub fn resolve(options: &Options) -> Result<Resolved, String> {
         Some(OnlineWindow::Instructions(instructions)) => instructions,
         _ => 0,
     };
-    Ok(Resolved { spec, mc_options, energy: energy_params(&options.energy)?, sampling_instructions })
+    let approximable =
+        ApproximableMemory::parse(&options.approx_allocs).map_err(|e| format!("-memzip_approx_allocs: {e}"))?;
+    Ok(Resolved { spec, mc_options, energy: energy_params(&options.energy)?, sampling_instructions, approximable })
 }
 
 // ---------------------------------------------------------------- energy

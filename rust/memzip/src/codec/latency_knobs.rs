@@ -80,6 +80,10 @@ impl Codec for WithLatency {
         self.inner.compress_approximable_into(block, out, approximated)
     }
 
+    fn approximated_bytes(&self, compressed: &CompressedBlock, may_change: &mut [bool]) -> Result<(), CodecError> {
+        self.inner.approximated_bytes(compressed, may_change)
+    }
+
     fn latency(&self) -> Latency {
         let defaults = self.inner.latency();
         Latency::new(

@@ -253,6 +253,15 @@ pub trait Codec: Send {
         Ok(false)
     }
 
+    /// Marks in `may_change` (one flag per byte of the block) the bytes
+    /// that `compressed`'s stored form may have approximated: what verify
+    /// holds an approximated block to (every other byte must read back as
+    /// written). A lossless codec changes none (this default).
+    fn approximated_bytes(&self, _compressed: &CompressedBlock, may_change: &mut [bool]) -> Result<(), CodecError> {
+        may_change.fill(false);
+        Ok(())
+    }
+
     /// Default latencies from the papers (overridable in the memory controller).
     fn latency(&self) -> Latency;
 

@@ -62,7 +62,7 @@ fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     // SLC is lossy only for data marked approximable, which adaptive's
     // size-only selection does not know about.
     let selectable: Vec<&str> =
-        codec_names().into_iter().filter(|n| !["none", "adaptive", "slc"].contains(n)).collect();
+        codec_names().into_iter().filter(|&n| !["none", "adaptive"].contains(&n) && !is_lossy(n)).collect();
     let candidates = spec
         .candidate_specs()?
         .iter()
@@ -78,6 +78,16 @@ fn build_adaptive(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Box::new(Adaptive::new(candidates, lambda)?))
+}
+
+/// Codecs that may store a block the program marks approximable as an
+/// approximation (`Codec::compress_approximable_into`); every other codec
+/// stores every block exactly.
+const LOSSY: &[&str] = &["slc"];
+
+/// The codec `name` may approximate data marked approximable.
+pub fn is_lossy(name: &str) -> bool {
+    LOSSY.contains(&name)
 }
 
 /// Names accepted by [`build`].

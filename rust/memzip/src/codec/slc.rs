@@ -453,6 +453,18 @@ impl Codec for Slc {
         }
     }
 
+    /// The left-out node's symbols: the only bytes a rebuild writes.
+    fn approximated_bytes(&self, compressed: &CompressedBlock, may_change: &mut [bool]) -> Result<(), CodecError> {
+        may_change.fill(false);
+        if let Some(node) = self.approximated_node(compressed)? {
+            let symbol_bytes = SYMBOL_BITS / 8;
+            for s in node.symbols() {
+                may_change[s * symbol_bytes..(s + 1) * symbol_bytes].fill(true);
+            }
+        }
+        Ok(())
+    }
+
     fn decompress_into(&self, compressed: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
         check_block_size(out, self.geometry())?;
         match compressed.encoding {

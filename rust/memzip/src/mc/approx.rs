@@ -5,7 +5,8 @@
 //! Lossless Compression for GPUs" (Sec. VI-D) lists the benchmarks that have
 //! none. memzip names the data by allocation: the n-th device allocation
 //! of the run (`cudaMalloc` and friends, in the order the program makes
-//! them, from 1), optionally with a label, e.g. `2:d_output,3`. A
+//! them, from 1), or a range of them, optionally with a label, e.g.
+//! `2:d_output,3,10-20:buffers`. A
 //! benchmark's manifest carries the list; the simulator hook reports every
 //! allocation here and asks, per DRAM block, whether it is covered.
 //!
@@ -43,29 +44,36 @@ pub struct ApproximableMemory {
 }
 
 impl ApproximableMemory {
-    /// Parses `ordinal[:label][,ordinal[:label]...]` (empty: nothing is
-    /// approximable). Ordinals count from 1 and are listed once each.
+    /// Parses `n[:label]` or `first-last[:label]` items separated by `,`
+    /// (empty: nothing is approximable). Ordinals count from 1 and are
+    /// listed once each.
     pub fn parse(list: &str) -> Result<Self, ConfigError> {
         let mut marked: Vec<MarkedAllocation> = Vec::new();
         for item in list.split(',').map(str::trim).filter(|item| !item.is_empty()) {
-            let (ordinal, label) = item.split_once(':').unwrap_or((item, ""));
+            let (ordinals, label) = item.split_once(':').unwrap_or((item, ""));
             let bad = || {
                 ConfigError::new(
                     "approximable allocation",
                     item,
-                    "<n>[:<label>], n the allocation's place in the program's order, from 1",
+                    "<n>[:<label>] or <first>-<last>[:<label>], n the allocation's place in the program's order, from 1",
                 )
             };
-            let ordinal: u32 = ordinal.trim().parse().map_err(|_| bad())?;
-            if ordinal == 0 {
+            let number = |text: &str| text.trim().parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(bad);
+            let (first, last) = match ordinals.split_once('-') {
+                Some((first, last)) => (number(first)?, number(last)?),
+                None => (number(ordinals)?, number(ordinals)?),
+            };
+            if first > last {
                 return Err(bad());
             }
-            if marked.iter().any(|m| m.ordinal == ordinal) {
-                return Err(ConfigError::new("approximable allocation", item, "each allocation once"));
+            for ordinal in first..=last {
+                if marked.iter().any(|m| m.ordinal == ordinal) {
+                    return Err(ConfigError::new("approximable allocation", item, "each allocation once"));
+                }
+                let label = label.trim();
+                let label = if label.is_empty() { format!("allocation {ordinal}") } else { label.to_string() };
+                marked.push(MarkedAllocation { ordinal, label });
             }
-            let label = label.trim();
-            let label = if label.is_empty() { format!("allocation {ordinal}") } else { label.to_string() };
-            marked.push(MarkedAllocation { ordinal, label });
         }
         Ok(ApproximableMemory { marked, ..Default::default() })
     }
@@ -135,7 +143,11 @@ mod tests {
             ]
         );
         assert!(ApproximableMemory::parse("").unwrap().is_empty());
-        for bad in ["0", "x", "2:a,2:b", "-1", "1.5"] {
+        let range = ApproximableMemory::parse("1,3-5:work").unwrap();
+        let ordinals: Vec<u32> = range.marked().iter().map(|m| m.ordinal).collect();
+        assert_eq!(ordinals, [1, 3, 4, 5]);
+        assert_eq!(range.marked()[3].label, "work");
+        for bad in ["0", "x", "2:a,2:b", "-1", "1.5", "5-3", "0-2", "1-", "1-2,2"] {
             let err = ApproximableMemory::parse(bad).unwrap_err();
             assert_eq!(err.knob, "approximable allocation", "{bad}");
         }

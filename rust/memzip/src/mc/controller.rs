@@ -216,6 +216,8 @@ pub struct MemoryController {
     scratch: CompressedBlock,
     /// Decoded bytes for `verify`, reused.
     decoded: Vec<u8>,
+    /// The bytes an approximated block may change, for `verify`, reused.
+    may_change: Vec<bool>,
 }
 
 impl fmt::Debug for MemoryController {
@@ -275,6 +277,7 @@ impl MemoryController {
             sampling_open: options.sampling != SamplingWindow::None,
             scratch: CompressedBlock::default(),
             decoded: Vec::new(),
+            may_change: Vec::new(),
         })
     }
 
@@ -546,6 +549,9 @@ impl MemoryController {
                     why: format!("stored exactly, but announced as {}", describe_mismatch(bytes, expected)),
                 });
             }
+            if lossy {
+                self.verify_approximated_bytes(addr, bytes, expected, &compressed)?;
+            }
             self.verify(addr, expected, &compressed)?;
         }
         Ok((compressed, lossy))
@@ -575,6 +581,39 @@ impl MemoryController {
             ));
         }
         Ok(())
+    }
+
+    /// An approximated block may differ from the block written only in the
+    /// bytes its stored form approximates (the codec names them): the rest
+    /// of the program's data must stay exact.
+    fn verify_approximated_bytes(
+        &mut self,
+        addr: u64,
+        written: &[u8],
+        approximated: &[u8],
+        compressed: &CompressedBlock,
+    ) -> Result<(), McError> {
+        let mut may_change = std::mem::take(&mut self.may_change);
+        may_change.resize(self.geometry.block_bytes(), false);
+        let stray = self.codec.approximated_bytes(compressed, &mut may_change).map(|()| {
+            written
+                .iter()
+                .zip(approximated)
+                .zip(&may_change)
+                .position(|((w, a), &approximable)| w != a && !approximable)
+        });
+        self.may_change = may_change;
+        let why = match stray {
+            Ok(None) => return Ok(()),
+            Ok(Some(i)) => format!(
+                "approximated byte {i} is {:#04x}, written {:#04x}, but the stored form does not approximate it",
+                approximated[i], written[i]
+            ),
+            Err(e) => format!("the approximated bytes cannot be read from the stored form: {e}"),
+        };
+        self.stats.verify.checked += 1;
+        self.stats.verify.failures += 1;
+        Err(McError::VerifyFailed { codec: self.codec.name().to_string(), addr, why })
     }
 
     fn verify(&mut self, addr: u64, original: &[u8], compressed: &CompressedBlock) -> Result<(), McError> {
@@ -739,7 +778,8 @@ mod tests {
     /// 32-byte MAG for 128-byte blocks), anything else raw. `lie` makes the
     /// decoder return ones for zero blocks; `fail_decode` makes it error.
     /// Approximable blocks lose their upper half (stored as `low_half`);
-    /// `hide_approximation` announces that as exact.
+    /// `hide_approximation` announces that as exact, `narrow_approximation`
+    /// names only the last quarter as approximated.
     struct ZeroCodec {
         geometry: Geometry,
         lie: bool,
@@ -747,6 +787,7 @@ mod tests {
         bad_sizes: bool,
         sampling_ended: bool,
         hide_approximation: bool,
+        narrow_approximation: bool,
     }
 
     impl ZeroCodec {
@@ -758,6 +799,7 @@ mod tests {
                 bad_sizes: false,
                 sampling_ended: false,
                 hide_approximation: false,
+                narrow_approximation: false,
             }
         }
     }
@@ -801,6 +843,15 @@ mod tests {
             approximated[half..].fill(0);
             self.compress_into(approximated, out)?;
             Ok(!self.hide_approximation && approximated != block)
+        }
+
+        fn approximated_bytes(&self, c: &CompressedBlock, may_change: &mut [bool]) -> Result<(), CodecError> {
+            may_change.fill(false);
+            if c.encoding == LOW_HALF {
+                let from = if self.narrow_approximation { 3 * may_change.len() / 4 } else { may_change.len() / 2 };
+                may_change[from..].fill(true);
+            }
+            Ok(())
         }
 
         fn decompress_into(&self, c: &CompressedBlock, out: &mut [u8]) -> Result<(), CodecError> {
@@ -1132,6 +1183,18 @@ mod tests {
         ones_then_zeros[100] = 1;
         let err = mc.write_approximable_block(0x200, &ones_then_zeros, &mut approximated).unwrap_err();
         assert!(matches!(err, McError::VerifyFailed { addr: 0x200, .. }), "{err}");
+        // ... and one whose approximation changes bytes its stored form keeps.
+        let narrow = ZeroCodec { narrow_approximation: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(narrow, McOptions { verify: true, ..Default::default() });
+        let mut block = zeros();
+        block[70] = 7;
+        let err = mc.write_approximable_block(0x280, &block, &mut approximated).unwrap_err().to_string();
+        assert!(err.contains("approximated byte 70 is 0x00, written 0x07, but the stored form does not"), "{err}");
+        assert_eq!((mc.stats().verify.checked, mc.stats().verify.failures), (1, 1));
+        // Unverified, the same codec is not checked.
+        let narrow = ZeroCodec { narrow_approximation: true, ..ZeroCodec::new() };
+        let mut mc = controller_with(narrow, McOptions::default());
+        assert!(mc.write_approximable_block(0x280, &block, &mut approximated).unwrap().approximated);
     }
 
     #[test]

@@ -239,8 +239,11 @@ fn check_block(variant: Variant, threshold: usize, geometry: Geometry, block: &[
     let lossless_bits = codec.stored_bits(&lengths, None);
     let overshoot = lossless_bits % mag_bits;
     if !lossy {
-        // Exact, and bit for bit what e2mc16 stores.
+        // Exact, and bit for bit what e2mc16 stores; nothing approximated.
         prop_assert_eq!(&c, &e2mc16.compress(block).unwrap());
+        let mut may_change = vec![true; block.len()];
+        codec.approximated_bytes(&c, &mut may_change).unwrap();
+        prop_assert!(may_change.iter().all(|&m| !m));
         prop_assert_eq!(&approximated[..], block);
         prop_assert_eq!(&codec.decompress(&c).unwrap()[..], block);
         return Ok(false);
@@ -254,6 +257,14 @@ fn check_block(variant: Variant, threshold: usize, geometry: Geometry, block: &[
     let node = codec.approximated_node(&c).unwrap().unwrap();
     prop_assert_eq!(&approximated, &expected_approximation(block, node, variant));
     prop_assert_eq!(&codec.decompress(&c).unwrap(), &approximated);
+    // The bytes it names as approximated are the node's symbols, and only
+    // those differ from the block written.
+    let mut may_change = vec![false; block.len()];
+    codec.approximated_bytes(&c, &mut may_change).unwrap();
+    for (i, &approximable) in may_change.iter().enumerate() {
+        prop_assert_eq!(approximable, node.contains(i / 2), "byte {}", i);
+        prop_assert!(approximable || block[i] == approximated[i], "byte {} changed outside the node", i);
+    }
     assert_truncation_rejected(&codec, &c)?;
     assert_corruption_survived(&codec, &c);
     Ok(true)
