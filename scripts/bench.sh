@@ -8,17 +8,21 @@
 #   scripts/bench.sh prepare MANIFEST --preset P [--input-sum]
 #   scripts/bench.sh argv MANIFEST --preset P --out RUN_DIR
 #   scripts/bench.sh check MANIFEST --preset P --out RUN_DIR
+#   scripts/bench.sh values MANIFEST --preset P --out RUN_DIR
 #
 # `prepare` fetches the suite (from $REPO_ENV, e.g. MEMZIP_RODINIA_REPO: a
 # local clone or mirror, else the upstream URL) into the cache once, checks out
 # the pinned commit's needed folders, builds the benchmark and generates its
 # input with our generator (deterministic), one run at a time per suite; it
 # prints, one `key=value` a line, what memzip needs: the suite, commit, cache
-# folder, EXPECT, CHECK and CHECK_KIND, the build's stamp and, with
-# --input-sum, a checksum of the input's files (the E2MC table cache's key).
+# folder, EXPECT, CHECK and CHECK_KIND, the build's stamp, APPROX_ALLOCS,
+# whether VALUES is set and, with --input-sum, a checksum of the input's files
+# (the E2MC table cache's key).
 # `argv` prints the program's command line for a run folder, one argument a
 # line; `check` runs the manifest's CHECK on a finished run (its output in
-# RUN_DIR/check.log and on stderr; exit status 0 when right). MANIFEST is the
+# RUN_DIR/check.log and on stderr; exit status 0 when right); `values` runs the
+# manifest's VALUES on a finished run (the output values, one a line, on
+# stdout; benchmarks/README.md "Output values"). MANIFEST is the
 # manifest's path (memzip resolves names: `memzip bench list`). Sources,
 # builds, inputs and results live under $MEMZIP_CACHE/benchmarks.
 set -euo pipefail
@@ -40,7 +44,8 @@ nvcc_host() {
 
 # Loads a manifest into variables in a subshell-safe way (plain assignments).
 load() {
-    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS BOUND RUNNER
+    unset SUITE REPO_ENV REPO_URL COMMIT CHECKOUT BUILD_DIR BUILD PRESETS RUN EXPECT CHECK CHECK_KIND STATUS BOUND RUNNER \
+        APPROX_ALLOCS VALUES
     # shellcheck disable=SC1090
     source "$1"
 }
@@ -140,6 +145,7 @@ cmd_prepare() {
 
     printf 'suite=%s\nbenchmark=%s\ncommit=%s\ncache=%s\nexpect=%s\ncheck=%s\ncheck_kind=%s\nbuild_stamp=%s\n' \
         "$SUITE" "$name" "$COMMIT" "$bench_root" "${EXPECT:-}" "$CHECK" "${CHECK_KIND:-?}" "$(cat "$stamp")"
+    printf 'approx_allocs=%s\nvalues=%s\n' "${APPROX_ALLOCS:-}" "$([[ -n "${VALUES:-}" ]] && echo 1 || echo 0)"
     ((want_sum)) && printf 'input_sum=%s\n' "$(input_sum)"
     return 0
 }
@@ -165,6 +171,15 @@ cmd_check() {
     return "$status"
 }
 
+# values MANIFEST --preset P --out RUN_DIR: the manifest's VALUES on a
+# finished run: its output values on stdout, one a line.
+cmd_values() {
+    load_run "$@"
+    [[ -n "$OUT" ]] || die "--out is required"
+    [[ -n "${VALUES:-}" ]] || die "$name: its manifest has no VALUES"
+    (eval "$VALUES")
+}
+
 # input_sum: a checksum of DATA's files (names and contents), less .done and
 # the *.log files: those record the reference runs (lbm's, MUM's) with their
 # wall-clock timings, so they differ on every regeneration of the same input,
@@ -180,5 +195,6 @@ case ${1:-} in
     prepare) shift; cmd_prepare "$@" ;;
     argv) shift; cmd_argv "$@" ;;
     check) shift; cmd_check "$@" ;;
-    *) die "usage: bench.sh list | prepare MANIFEST --preset P [--input-sum] | argv|check MANIFEST --preset P --out RUN_DIR (memzip bench runs benchmarks)" ;;
+    values) shift; cmd_values "$@" ;;
+    *) die "usage: bench.sh list | prepare MANIFEST --preset P [--input-sum] | argv|check|values MANIFEST --preset P --out RUN_DIR (memzip bench runs benchmarks)" ;;
 esac; exit  # on the line bash parses with the case: an edit of this file during a run cannot add to it

@@ -19,3 +19,18 @@ s/^const double NOPS *= .*/#define NOPS (3.0 * (double)dataN * (double)log2Data 
         fclose(input);\
         printf("Input: %d samples from %s\\n", dataN, argv[2]);\
     }
+# The output values (the convolution result), one per line, to the file
+# $MEMZIP_VALUES names when it is set: what a lossy codec's output error is
+# measured on (benchmarks/README.md, "Output values").
+1i\
+#include <stdio.h>\
+#include <stdlib.h>\
+static void memzip_values(const float *v, long n) {\
+    const char *path = getenv("MEMZIP_VALUES");\
+    FILE *f = path ? fopen(path, "w") : NULL;\
+    if (!f) return;\
+    for (long i = 0; i < n; i++) fprintf(f, "%.9g\\n", v[i]);\
+    fclose(f);\
+}
+/checkCudaErrors(cudaMemcpy(h_ResultGPU, d_Data, DATA_SIZE, cudaMemcpyDeviceToHost));/a\
+    memzip_values(h_ResultGPU, dataN);

@@ -4,6 +4,7 @@
     heartwall_video.py make --frames N [--seed S] [--template T --search S --max-move M]
                             --out VIDEO.avi --shifts SHIFTS [--sizes SIZES]
     heartwall_video.py check SHIFTS RESULT
+    heartwall_video.py values RESULT
 
 make: VIDEO.avi holds N uncompressed 8-bit grey frames of 640 x 600 pixels
 (heartwall's points lie within rows 252..543 and columns 155..457 and it
@@ -26,6 +27,8 @@ endo and epi point's row and column in each processed frame; all of them,
 in every frame k, must equal the frame-0 ones plus (dy_k, dx_k). Exit 1
 naming the first difference. Deterministic: the same arguments give the
 same bytes.
+
+values: RESULT's coordinates, one per line (see values()).
 """
 import argparse
 import random
@@ -181,7 +184,23 @@ def check(shifts_path, result_path):
     print(f"heartwall_video: all {points} points follow the image in all {len(walk)} frames")
 
 
+def values(result_path):
+    """Every frame's point coordinates (endo rows, endo cols, epi rows, epi
+    cols), one per line: the output values a lossy codec's output error is
+    measured on (benchmarks/README.md, "Output values")."""
+    try:
+        frames = parse_result(result_path)
+    except (OSError, ValueError, IndexError) as error:
+        sys.exit(f"heartwall_video: cannot read {result_path}: {error}")
+    sys.stdout.write("".join(f"{v}\n" for frame in frames for part in frame for v in part))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "values":
+        if len(sys.argv) != 3:
+            sys.exit("usage: heartwall_video.py values RESULT")
+        values(sys.argv[2])
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "check":
         if len(sys.argv) != 4:
             sys.exit("usage: heartwall_video.py check SHIFTS RESULT")

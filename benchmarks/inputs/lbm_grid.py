@@ -4,6 +4,7 @@ and the comparison of two of its velocity fields.
 
     lbm_grid.py make --size X Y Z [--seed N] --out FILE.of
     lbm_grid.py check --size X Y Z RESULT REFERENCE
+    lbm_grid.py values --size X Y Z RESULT
 
 make: the cavity holds a sphere (radius a fifth of the smallest side) and
 three boxes (each side a tenth to a quarter of the cavity's), at random places
@@ -19,6 +20,9 @@ programs, the GPU's with fused multiply-adds, drift apart by rounding only);
 exit 1 naming the first cell that is not. Also prints how many components
 move by more than that tolerance (a run that returned its initial state
 would fail on those). Deterministic: the same arguments give the same bytes.
+
+values: RESULT's velocity components, one per line (the output values a lossy
+codec's output error is measured on; benchmarks/README.md, "Output values").
 """
 import argparse
 import random
@@ -95,6 +99,11 @@ def check(args):
           f"of the reference; {moving} of them differ from 0 by more than that")
 
 
+def values(args):
+    sx, sy, sz = args.size
+    sys.stdout.write("".join(f"{v!r}\n" for v in read_field(args.result, 3 * sx * sy * sz)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -106,8 +115,11 @@ def main():
     c.add_argument("--size", type=int, nargs=3, required=True, metavar=("X", "Y", "Z"))
     c.add_argument("result")
     c.add_argument("reference")
+    v = sub.add_parser("values")
+    v.add_argument("--size", type=int, nargs=3, required=True, metavar=("X", "Y", "Z"))
+    v.add_argument("result")
     args = parser.parse_args()
-    make(args) if args.command == "make" else check(args)
+    {"make": make, "check": check, "values": values}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -19,3 +19,22 @@ s/cudaThreadSynchronize/cudaDeviceSynchronize/g
   { double s = 0; for (int k = 0; k <= in; k++) for (int j = 0; j <= hid; j++) s += fabs(input_weights_one_dim[k * (hid + 1) + j] - net->input_weights[k][j]); printf("memzip-check weight-change %.9e\\n", s); }
 /bpnn_adjust_weights(net->hidden_delta, hid, net->input_units, in,/a\
   { double s = 0; for (int k = 0; k <= in; k++) for (int j = 0; j <= hid; j++) s += fabs(net->input_prev_weights[k][j]); printf("memzip-check weight-change %.9e\\n", s); }
+# The output values (the forward kernel's hidden-layer partial sums, then the
+# adjusted input weights), one per line, to the file $MEMZIP_VALUES names when
+# it is set: what a lossy codec's output error is measured on
+# (benchmarks/README.md, "Output values").
+1i\
+#include <stdio.h>\
+#include <stdlib.h>\
+static void memzip_values(const float *v, long n) {\
+    static int opened = 0;\
+    const char *path = getenv("MEMZIP_VALUES");\
+    FILE *f = path ? fopen(path, opened++ ? "a" : "w") : NULL;\
+    if (!f) return;\
+    for (long i = 0; i < n; i++) fprintf(f, "%.9g\\n", v[i]);\
+    fclose(f);\
+}
+/cudaMemcpy(partial_sum, hidden_partial_sum,/a\
+  memzip_values(partial_sum, (long)num_blocks * WIDTH);
+/cudaMemcpy(input_weights_one_dim, input_hidden_cuda,/a\
+  memzip_values(input_weights_one_dim, (long)(in + 1) * (hid + 1));

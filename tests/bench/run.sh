@@ -117,6 +117,10 @@ open(f"{w}/lbm.bad", "wb").write(field.tobytes())
 PY
 verdict check-lbm-right "the reference field accepted" quiet python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.ref" "$work/lbm.ref"
 verdict check-lbm-wrong "one component 1e-4 off rejected" fails python3 "$gen/lbm_grid.py" check --size 16 12 14 "$work/lbm.bad" "$work/lbm.ref"
+verdict values-lbm "every component, one per line, as float32 holds it" \
+    eval 'python3 "$gen/lbm_grid.py" values --size 16 12 14 "$work/lbm.bad" >"$work/lbm.values" &&
+          (( $(wc -l <"$work/lbm.values") == 3 * 16 * 12 * 14 )) &&
+          python3 -c "import sys; from array import array; a = array(\"f\"); a.frombytes(open(sys.argv[1], \"rb\").read()); sys.exit(0 if [float(l) for l in open(sys.argv[2])] == list(a) else 1)" "$work/lbm.bad" "$work/lbm.values"'
 # CUDA SDK scan's compaction input: deterministic, N words of 0/1 (about half
 # ones), and the checker rejects a word that is not a flag.
 verdict gen-flags-deterministic "compaction_flags.py" same_twice "python3 $gen/compaction_flags.py make --count 1003 --seed 3 --out @OUT@"
@@ -190,6 +194,8 @@ PY
 verdict check-heartwall-right "points moved with the image accepted" quiet python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.good"
 python3 -c 'import sys; t = open(sys.argv[1]).read(); i = t.rindex("--epi--\n") + 8; open(sys.argv[2], "w").write(t[:i] + str(int(t[i:i + 3]) + 1) + t[i + 3:])' "$work/hw.good" "$work/hw.bad"
 verdict check-heartwall-wrong "one point a pixel off rejected" fails python3 "$gen/heartwall_video.py" check "$work/hw.shifts" "$work/hw.bad"
+verdict values-heartwall "every frame's coordinates, one per line" \
+    eval '[[ "$(python3 "$gen/heartwall_video.py" values "$work/hw.good" | head -n 6 | paste -sd " ")" == "$((300 + $(head -n1 "$work/hw.shifts" | cut -d" " -f1))) $((310 + $(head -n1 "$work/hw.shifts" | cut -d" " -f1))) $((200 + $(head -n1 "$work/hw.shifts" | cut -d" " -f2))) $((210 + $(head -n1 "$work/hw.shifts" | cut -d" " -f2))) $((400 + $(head -n1 "$work/hw.shifts" | cut -d" " -f1))) $((150 + $(head -n1 "$work/hw.shifts" | cut -d" " -f2)))" ]]'
 # Sizes whose exact-match moves (+-(search - template)) cannot hold the
 # move mask around the walk are refused; the tiny preset's are not.
 verdict gen-heartwall-sizes-refused "search 10 around a 5 template refused" fails python3 "$gen/heartwall_video.py" make --frames 3 --seed 1 --template 5 --search 10 --out "$work/hw.avi" --shifts "$work/hw.s"

@@ -49,6 +49,10 @@ enum Command {
     Run(RunArgs),
     /// Real benchmarks from their upstream sources: list, run, table, analyze.
     Bench(BenchArgs),
+    /// The error a lossy codec cost on a run's output: the mean relative
+    /// error of its output values against an exact run's, recorded in its
+    /// run.json (`memzip bench run` does it for benchmarks).
+    OutputError(OutputErrorArgs),
 }
 
 #[derive(Args)]
@@ -91,6 +95,19 @@ struct RunArgs {
     /// The program and its arguments.
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     argv: Vec<String>,
+}
+
+#[derive(Args)]
+struct OutputErrorArgs {
+    /// The exact output: values (numbers separated by white space, e.g. one
+    /// a line) of a run that approximated nothing.
+    #[arg(long)]
+    exact: PathBuf,
+    /// The run's output values (default: RUN_DIR/values.txt).
+    #[arg(long)]
+    values: Option<PathBuf>,
+    /// The run directory whose run.json records the error.
+    run: PathBuf,
 }
 
 #[derive(Args)]
@@ -552,6 +569,22 @@ fn sweep_on_slurm(
     Ok(Some(outcome))
 }
 
+/// `memzip output-error`: compares, records in run.json, prints.
+fn run_output_error(args: OutputErrorArgs) -> Result<(), String> {
+    let values = args.values.unwrap_or_else(|| args.run.join(bench::output_values::VALUES_FILE));
+    let error = memzip_study::output_error::compare_files(&args.exact, &values)?;
+    memzip_study::run::RunJson::record_output_error(&args.run, &error, &args.exact.display().to_string())?;
+    println!(
+        "{}: mean relative error {:.4}% over {} values ({} differ, largest {:.2}%)",
+        args.run.display(),
+        100.0 * error.mean_relative_error,
+        error.values,
+        error.differing,
+        100.0 * error.max_relative_error
+    );
+    Ok(())
+}
+
 /// `memzip power`: the whole-GPU energy of each run, as JSON.
 fn run_power(args: PowerArgs) -> Result<(), String> {
     let summaries = args
@@ -576,6 +609,7 @@ fn run_simulation(args: RunArgs) -> Result<(), String> {
         version: args.version,
         power: args.power,
         argv: args.argv,
+        env: Vec::new(),
     };
     let record = simulate::simulate(&repo, &options)?;
     let out = std::fs::canonicalize(&options.out).unwrap_or(options.out.clone());
@@ -702,6 +736,7 @@ fn main() -> ExitCode {
         Command::Report(args) => run_report(args),
         Command::Run(args) => run_simulation(args),
         Command::Bench(args) => run_bench(args),
+        Command::OutputError(args) => run_output_error(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

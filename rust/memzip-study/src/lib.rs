@@ -14,6 +14,7 @@
 //! - [`power`]: whole-GPU energy from the simulator's power model report.
 //! - [`table`]: the comparison table of run directories ([`bounds`]: what
 //!   the DRAM model allows each speedup).
+//! - [`output_error`]: what a lossy codec costs on a program's output.
 //! - [`sweep`]: a grid of simulator runs, local and resumable, or on Slurm.
 //! - [`report`]: tables and SVG figures of a results directory.
 
@@ -26,6 +27,7 @@ pub mod bounds;
 pub mod error;
 pub mod files;
 pub mod manifest;
+pub mod output_error;
 pub mod power;
 pub mod profile;
 pub mod report;

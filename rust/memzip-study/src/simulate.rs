@@ -35,6 +35,8 @@ pub struct SimulateOptions {
     pub power: bool,
     /// The program and its arguments.
     pub argv: Vec<String>,
+    /// Environment variables for the program (the simulator runs it).
+    pub env: Vec<(String, String)>,
 }
 
 /// What `scripts/sim-run.sh` reports of a simulation (its stdout).
@@ -133,7 +135,8 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
     if options.power {
         command.arg("--power");
     }
-    command.arg("--").args(&options.argv).stdin(Stdio::null()).stderr(Stdio::inherit());
+    command.arg("--").args(&options.argv).envs(options.env.iter().cloned());
+    command.stdin(Stdio::null()).stderr(Stdio::inherit());
     let output = command.output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     if !output.status.success() {
         return Err(format!("{} could not run the simulation ({})", script.display(), output.status));

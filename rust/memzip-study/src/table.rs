@@ -159,10 +159,17 @@ fn kernels_cell(row: &Row) -> String {
     }
 }
 
+/// A run's output error (mean relative error, `run.json`) in percent.
+fn output_error_cell(run: &Run) -> String {
+    run.output_error.map_or_else(|| "-".to_string(), |e| format!("{:.3}%", 100.0 * e.mean_relative_error))
+}
+
 /// The table's cells, shared by the text and markdown forms. The whole-GPU
-/// columns appear when some run had the simulator's power model on.
+/// columns appear when some run had the simulator's power model on, the
+/// output error when some run's benchmark marks approximable data.
 fn cell_table(rows: &[Row]) -> Table {
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
+    let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let medium = medium_name(rows);
     let (bytes, vs_none, util) = (format!("{medium} bytes"), format!("{medium} vs none"), format!("{medium} util"));
     let mut columns = vec![
@@ -189,6 +196,9 @@ fn cell_table(rows: &[Row]) -> Table {
     ];
     if with_gpu_power {
         columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
+    }
+    if with_output_error {
+        columns.push(("output error", Align::Right));
     }
     let mut table = Table::new(&columns);
     for row in rows {
@@ -221,6 +231,9 @@ fn cell_table(rows: &[Row]) -> Table {
                 percent_cell(row.gpu_energy_percent_of_none),
                 percent_cell(row.gpu_edp_percent_of_none),
             ]);
+        }
+        if with_output_error {
+            cells.push(output_error_cell(run));
         }
         table.push(cells);
     }
@@ -290,9 +303,14 @@ pub fn render_csv(rows: &[Row]) -> String {
     // Multi-GPU runs count fabric bytes in dram_bytes: a last column says
     // which, only when some run is one (older tables stay as they were).
     let with_medium = rows.iter().any(|r| r.run.medium != Medium::Dram);
+    // The output error likewise, when some run has one.
+    let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let mut header: Vec<String> = header.map(String::from).to_vec();
     if with_medium {
         header.push("medium".to_string());
+    }
+    if with_output_error {
+        header.extend(["output_mean_relative_error", "output_max_relative_error"].map(String::from));
     }
     let mut out = csv_line(&header);
     for row in rows {
@@ -336,6 +354,10 @@ pub fn render_csv(rows: &[Row]) -> String {
         if with_medium {
             cells.push(run.medium.name().to_string());
         }
+        if with_output_error {
+            cells.push(number(run.output_error.map(|e| e.mean_relative_error)));
+            cells.push(number(run.output_error.map(|e| e.max_relative_error)));
+        }
         out.push_str(&csv_line(&cells));
     }
     out
@@ -370,6 +392,7 @@ mod tests {
             energy: None,
             gpu_power: None,
             stored_sizes: BTreeMap::new(),
+            output_error: None,
             medium: Medium::Dram,
             dram: None,
             kernel_launches: None,
@@ -457,6 +480,26 @@ mod tests {
         // Without DRAM counters (older stats) there is no bound and no share.
         let rows = compare(vec![run("b", "none", 100, 10), run("b", "bdi", 90, 5)]).unwrap();
         assert_eq!((rows[1].bound(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
+    }
+
+    #[test]
+    fn the_output_error_column_appears_with_a_lossy_run() {
+        let plain = compare(vec![run("a", "none", 1000, 1000), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("output error"));
+        assert!(!render_csv(&plain).contains("output_mean_relative_error"));
+        let error = crate::output_error::OutputError {
+            values: 10,
+            differing: 3,
+            mean_relative_error: 0.0123,
+            max_relative_error: 0.5,
+        };
+        let lossy = Run { output_error: Some(error), output_ok: Some(false), ..run("a", "slc", 800, 500) };
+        let rows = compare(vec![run("a", "none", 1000, 1000), lossy]).unwrap();
+        let text = render_text(&rows);
+        assert!(text.contains("output error") && text.contains("1.230%") && text.contains("FAIL"), "{text}");
+        let csv = render_csv(&rows);
+        assert!(csv.lines().next().unwrap().ends_with(",output_mean_relative_error,output_max_relative_error"));
+        assert!(csv.lines().nth(2).unwrap().ends_with(",0.0123,0.5"), "{csv}");
     }
 
     #[test]

@@ -114,6 +114,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         kernel_launches: None,
         kernel_dram: None,
         rrd_cycles: None,
+        output_error: None,
     })
 }
 

@@ -11,7 +11,9 @@
 //!   work and tRRD ([`crate::sim_log::kernel_summary`]);
 //! - optionally `run.json`, `{"codec", "program", "wall_seconds",
 //!   "output_ok", ...}` ([`RunJson`], written by `memzip run`), every field optional; a run
-//!   committed without its large `sim.log` keeps its cycles there;
+//!   committed without its large `sim.log` keeps its cycles there; a
+//!   benchmark run that marks approximable data adds `output_error`
+//!   ([`crate::output_error`]);
 //! - optionally `sweep.json` ([`RunRecord`]), when a sweep made it;
 //! - optionally the simulator's power model report ([`crate::power`]).
 //!
@@ -187,6 +189,7 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         kernel_launches,
         kernel_dram,
         rrd_cycles,
+        output_error: output_error_of(dir)?,
     })
 }
 
@@ -279,4 +282,13 @@ pub fn power_summary(run: &Run) -> Result<serde_json::Value, RunError> {
 pub fn is_finished_run(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     path.is_dir() && !name.starts_with('.') && !name.ends_with(".failed")
+}
+
+/// `run.json`'s `output_error`, if the run has one.
+fn output_error_of(dir: &Path) -> Result<Option<crate::output_error::OutputError>, RunError> {
+    let path = dir.join(run_json::RUN_JSON);
+    if !path.exists() {
+        return Ok(None);
+    }
+    crate::output_error::read(&fields::read_json(&path)?, &path).map_err(RunError::malformed)
 }

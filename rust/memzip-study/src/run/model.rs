@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::bounds::{self, DramCounters};
+use crate::output_error::OutputError;
 use crate::power::GpuEnergy;
 use crate::sim_log::KernelDram;
 
@@ -66,6 +67,9 @@ pub struct Run {
     /// lines; `None` when none says (the study's config has 12,
     /// [`crate::bounds::GTX580_MAG32_RRD_CYCLES`]).
     pub rrd_cycles: Option<u64>,
+    /// The error a lossy codec cost on the program's output (`run.json`'s
+    /// `output_error`), for a run whose benchmark marks approximable data.
+    pub output_error: Option<OutputError>,
 }
 
 /// What a run's codec compressed.

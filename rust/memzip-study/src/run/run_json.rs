@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::fields::{optional, read_json};
 use crate::error::RunError;
 use crate::files::write_atomically;
+use crate::output_error::{self, OutputError};
 
 /// The file's name in a run directory.
 pub const RUN_JSON: &str = "run.json";
@@ -103,10 +104,28 @@ impl RunJson {
     /// output check failed after the simulation), keeping every other field
     /// as it is, fields of other tools included.
     pub fn mark_output_wrong(dir: &Path) -> Result<(), String> {
+        Self::set_field(dir, "output_ok", Value::Bool(false))
+    }
+
+    /// Records a lossy run's output error in `dir/run.json` (field
+    /// [`output_error::FIELD`]), with what the exact output came from.
+    pub fn record_output_error(dir: &Path, error: &OutputError, exact: &str) -> Result<(), String> {
+        let field = output_error::FIELD;
+        let mut value = serde_json::to_value(error).map_err(|e| format!("{field}: {e}"))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("exact".into(), Value::String(exact.to_string()));
+        }
+        Self::set_field(dir, field, value)
+    }
+
+    /// Sets one field of `dir/run.json` (added at the end if new), keeping
+    /// every other field as it is, fields of other tools included: what a
+    /// step after the simulation learns (the output check, the output error).
+    pub fn set_field(dir: &Path, key: &str, value: Value) -> Result<(), String> {
         let path = dir.join(RUN_JSON);
         let mut run = read_json(&path)?;
         let object = run.as_object_mut().ok_or_else(|| format!("{}: not a JSON object", path.display()))?;
-        object.insert("output_ok".into(), Value::Bool(false));
+        object.insert(key.into(), value);
         let text = serde_json::to_string_pretty(&run).map_err(|e| format!("{}: {e}", path.display()))?;
         write_atomically(&path, (text + "\n").as_bytes())
     }
