@@ -2,13 +2,20 @@
 // GPU so that its DRAM reads and write-backs carry that pattern, then checks
 // every output word on the host.
 //
-//   patterns <zeros|ints|floats|random> [words] [seed]
+//   patterns <zeros|ints|floats|random|floats256> [words] [seed] [values-file]
 //
 // Each pattern keeps its character through the kernel (out = f(in)), so the
 // DRAM traffic of both the input reads and the output write-backs is what the
 // pattern says: all zeros, small integers with a low dynamic range, floats of
-// one magnitude, or incompressible random bytes. Buffers should exceed the L2
-// (768 KB in the GTX580 config) so that write-backs reach DRAM.
+// one magnitude, or incompressible random bytes; floats256 holds floats of
+// 256 values 1/64 apart, which E2MC16 stores a few bytes above a 32-byte MAG
+// multiple, where the lossy SLC approximates (tests/sim/slc.sh). Buffers
+// should exceed the L2 (768 KB in the GTX580 config) so that write-backs
+// reach DRAM.
+// With a values file, the output words are also written there, one value per
+// line (floats as floats, the other patterns as unsigned integers): what a
+// lossy codec's output error is measured on (the input and output buffers are
+// the program's device allocations 1 and 2, for -memzip_approx_allocs).
 // Exit status: 0 and "PASS" when every word is right, 1 otherwise.
 #include <cstdint>
 #include <cstdio>
@@ -17,14 +24,15 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-enum Pattern { ZEROS, INTS, FLOATS, RANDOM };
+enum Pattern { ZEROS, INTS, FLOATS, RANDOM, FLOATS256 };
 
 // The same transform on host and device: the host recomputes the answer.
 __host__ __device__ inline uint32_t transform(Pattern p, uint32_t x) {
     switch (p) {
     case ZEROS: return x;
     case INTS: return x + 3u;  // stays within a small range
-    case FLOATS: {
+    case FLOATS:
+    case FLOATS256: {
         union { uint32_t u; float f; } v;
         v.u = x;
         v.f = v.f * 0.5f + 1.0f;  // same magnitude, exactly computable
@@ -51,8 +59,12 @@ static uint32_t make_word(Pattern p, size_t i, uint64_t* state) {
     switch (p) {
     case ZEROS: return 0;
     case INTS: return 1000u + (uint32_t)(i % 64) + (next_random(state) % 16);  // range < 100
-    case FLOATS: {
-        float f = 100.0f + (float)(next_random(state) % 1000) / 64.0f;
+    case FLOATS:
+    case FLOATS256: {
+        // FLOATS256: 256 values 1/64 apart: E2MC16 stores a block in ~43
+        // bytes, a few above a 32-byte MAG multiple, where SLC approximates.
+        uint32_t steps = p == FLOATS ? 1000 : 256;
+        float f = 100.0f + (float)(next_random(state) % steps) / 64.0f;
         uint32_t u;
         memcpy(&u, &f, sizeof u);
         return u;
@@ -62,8 +74,8 @@ static uint32_t make_word(Pattern p, size_t i, uint64_t* state) {
 }
 
 static bool parse_pattern(const char* name, Pattern* p) {
-    const char* names[] = {"zeros", "ints", "floats", "random"};
-    for (int k = 0; k < 4; ++k)
+    const char* names[] = {"zeros", "ints", "floats", "random", "floats256"};
+    for (int k = 0; k < 5; ++k)
         if (strcmp(name, names[k]) == 0) { *p = (Pattern)k; return true; }
     return false;
 }
@@ -80,7 +92,7 @@ static bool parse_pattern(const char* name, Pattern* p) {
 int main(int argc, char** argv) {
     Pattern pattern;
     if (argc < 2 || !parse_pattern(argv[1], &pattern)) {
-        fprintf(stderr, "usage: %s <zeros|ints|floats|random> [words] [seed]\n", argv[0]);
+        fprintf(stderr, "usage: %s <zeros|ints|floats|random|floats256> [words] [seed] [values-file]\n", argv[0]);
         return 2;
     }
     size_t words = argc > 2 ? strtoull(argv[2], nullptr, 10) : (size_t)1 << 19;
@@ -101,6 +113,23 @@ int main(int argc, char** argv) {
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(host_out.data(), dev_out, words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+
+    if (argc > 4) {
+        FILE* values = fopen(argv[4], "w");
+        if (!values) {
+            fprintf(stderr, "cannot write %s\n", argv[4]);
+            return 2;
+        }
+        for (size_t i = 0; i < words; ++i) {
+            float f;
+            memcpy(&f, &host_out[i], sizeof f);
+            if (pattern == FLOATS || pattern == FLOATS256)
+                fprintf(values, "%.9g\n", f);
+            else
+                fprintf(values, "%u\n", host_out[i]);
+        }
+        fclose(values);
+    }
 
     size_t wrong = 0;
     for (size_t i = 0; i < words; ++i)

@@ -18,6 +18,8 @@
 #    decompression latency does (the DRAM latency queue in ready-cycle order);
 #  - the option checks of options.sh (E2MC settings of adaptive candidates,
 #    bad values stopping with one line); MEMZIP_SIM_CHECKS=options runs only those.
+#  - SLC (slc.sh): approximable data compresses more than under E2MC16 and the
+#    program sees the approximation; unmarked, SLC is exact (MEMZIP_SIM_CHECKS=slc).
 #  - energy (memzip's model, issue "energy"): ints cost less DRAM and total
 #    energy under mag_bdi and e2mc16 than under none; random bytes cost more
 #    under fpc (compressor and metadata cache, no burst saved); the row
@@ -36,7 +38,7 @@ start_suite simtest
 
 step "build the simulator with memzip and the unpatched baseline"
 bash "$MEMZIP_ROOT/scripts/build-sim.sh" >/dev/null
-[[ "${MEMZIP_SIM_CHECKS:-all}" == options ]] ||
+[[ "${MEMZIP_SIM_CHECKS:-all}" != all ]] ||
     bash "$MEMZIP_ROOT/scripts/setup-gpgpusim.sh" --version dev-baseline >/dev/null
 memzip=$(memzip_cli)
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
@@ -53,8 +55,8 @@ sim() {
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
 
-if [[ "${MEMZIP_SIM_CHECKS:-all}" == options ]]; then
-    source "$(dirname "$0")/options.sh"
+if [[ "${MEMZIP_SIM_CHECKS:-all}" == options || "${MEMZIP_SIM_CHECKS:-all}" == slc ]]; then
+    source "$(dirname "$0")/$MEMZIP_SIM_CHECKS.sh"
     echo "$passed passed, $failed failed"
     exit $((failed > 0))
 fi
@@ -287,6 +289,7 @@ verdict "current-simulator-runs" "$built; run.json's simulator_sources $recorded
 verdict "stale-simulator-refused" "$edited" grep -q "built from other sources than this checkout's.*run bash scripts/build-sim.sh --version dev" <<<"$edited"
 
 source "$(dirname "$0")/options.sh"
+source "$(dirname "$0")/slc.sh"
 
 # Real benchmarks: tests/bench/run.sh.
 
