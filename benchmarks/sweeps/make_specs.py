@@ -351,6 +351,26 @@ def paper_footprint():
     return paper_grid(PAPER_FOOTPRINT)
 
 
+# SLC, the MAG-aware lossy codec (issue 39): the benchmarks of the MAG-aware lossless paper's
+# Fig. 15 (the Table V programs with safe-to-approximate data; memzip has all but PVR), cheapest
+# first. Each manifest's APPROX_ALLOCS marks the data; its none run (values kept as the exact
+# output) goes first, then TSLC-OPT, -PRED, -SIMP with E2MC16's online table, as the study's
+# E2MC16 online runs learn theirs (ONLINE): SLC builds on E2MC16 with online sampling (Sec. V-A).
+SLC = [
+    "cuda-samples/fastWalshTransform", "cuda-samples/transpose", "cuda-samples/scan",
+    "rodinia/heartwall", "parboil/lbm", "rodinia/backprop",
+]
+SLC_VARIANTS = ["slc:variant=opt", "slc:variant=pred", "slc:variant=simp"]
+
+
+def slc():
+    runs = []
+    for b in SLC:
+        runs.append(entry(b, ["none"], [VERIFY]))
+        runs.append(entry(b, SLC_VARIANTS, [VERIFY, ONLINE]))
+    return runs
+
+
 def write(name, runs):
     """Writes a spec next to this file."""
     # One entry per line, like readme-tiny.json: short diffs when a list changes.
@@ -373,6 +393,7 @@ def main():
     write("write-delay.json", write_delay())
     write("paper-inputs.json", paper_inputs())
     write("paper-footprint.json", paper_footprint())
+    write("slc.json", slc())
 
 
 if __name__ == "__main__":
