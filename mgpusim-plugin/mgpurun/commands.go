@@ -2,6 +2,7 @@ package mgpurun
 
 import (
 	"sync"
+	"time"
 
 	"github.com/sarchlab/akita/v4/sim"
 	"github.com/sarchlab/akita/v4/tracing"
@@ -13,16 +14,24 @@ const kernelCommand = "*driver.LaunchUnifiedMultiGPUKernelCommand"
 // when the last one ended and how many kernels were launched. The end of the
 // last command, not the engine's clock when the program returns, is the
 // run's length: the engine may have moved on by then.
+//
+// MGPUSim's driver dequeues a finished command, which wakes the program,
+// before it ends the command's trace task (amd/driver/driver.go,
+// processLaunchKernelReturn: Dequeue, then logCmdComplete), so the program can
+// return before the last kernel's end is seen; settled waits for it.
 type commandSpan struct {
 	clock    sim.TimeTeller
 	mu       sync.Mutex
+	idle     *sync.Cond // signalled when the last command in flight ends
 	lastEnd  sim.VTimeInSec
 	kernels  int
 	inFlight map[string]bool
 }
 
 func newCommandSpan(clock sim.TimeTeller) *commandSpan {
-	return &commandSpan{clock: clock, inFlight: map[string]bool{}}
+	c := &commandSpan{clock: clock, inFlight: map[string]bool{}}
+	c.idle = sync.NewCond(&c.mu)
+	return c
 }
 
 func (c *commandSpan) StartTask(task tracing.Task) {
@@ -47,13 +56,29 @@ func (c *commandSpan) EndTask(task tracing.Task) {
 	if now := c.clock.CurrentTime(); now > c.lastEnd {
 		c.lastEnd = now
 	}
+	if len(c.inFlight) == 0 {
+		c.idle.Broadcast()
+	}
 }
 
 func (c *commandSpan) StepTask(tracing.Task)          {}
 func (c *commandSpan) AddMilestone(tracing.Milestone) {}
 
-func (c *commandSpan) snapshot() (sim.VTimeInSec, int) {
+// settled waits until no command is in flight (at most timeout, wall time)
+// and returns the end of the last command and the number of kernel launches;
+// ok is false when a command was still in flight at the timeout.
+func (c *commandSpan) settled(timeout time.Duration) (end sim.VTimeInSec, kernels int, ok bool) {
+	timer := time.AfterFunc(timeout, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.idle.Broadcast()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(timeout)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lastEnd, c.kernels
+	for len(c.inFlight) > 0 && time.Now().Before(deadline) {
+		c.idle.Wait()
+	}
+	return c.lastEnd, c.kernels, len(c.inFlight) == 0
 }

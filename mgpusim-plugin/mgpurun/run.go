@@ -24,6 +24,11 @@ import (
 // its Fig. 7 (§II, §VII-B).
 const DefaultFabricPJPerBit = 1.5
 
+// commandsSettle is how long (wall time) a run waits, after the program
+// returns, for the driver to end its last command's trace task (it does so
+// right after waking the program; see commandSpan).
+const commandsSettle = 30 * time.Second
+
 // Options is one run.
 type Options struct {
 	Benchmark   string
@@ -124,8 +129,10 @@ func Run(opts Options) (*Result, error) {
 	}
 	bench.Run()
 
-	end, kernels := commands.snapshot()
-	kernelTime.TerminateAllTasks(end)
+	end, kernels, settled := commands.settled(commandsSettle)
+	if !settled {
+		return nil, fmt.Errorf("a driver command was still running %v after the program returned", commandsSettle)
+	}
 	res := &Result{
 		Benchmark: w.Name, Sizes: sizes,
 		Cycles: cycles(kernelTime.BusyTime()), TotalCycles: cycles(end), KernelLaunches: kernels,
