@@ -35,6 +35,7 @@ fn direct(name: &str, blocks: &[Vec<u8>], geometry: Geometry, sample_blocks: usi
         effective_compression_ratio: None,
         mag_size_histogram: (1..=geometry.block_bursts()).map(|b| (b * geometry.mag_bytes(), 0)).collect(),
         encodings: BTreeMap::new(),
+        table2_patterns: None,
         sampling_ended_after_blocks: None,
         offline_table: false,
         verified_blocks: 0,

@@ -33,6 +33,7 @@ use memzip::codec::cost_profile::CostProfile;
 use memzip::codec::e2mc::CodeTable;
 use memzip::codec::registry::build;
 use memzip::codec::spec::CodecSpec;
+use memzip::codec::Table2Patterns;
 use memzip::{BlockSize, Codec, CompressedBlock, Geometry};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -174,6 +175,11 @@ pub struct CodecResult {
     pub mag_size_histogram: BTreeMap<usize, u64>,
     /// Blocks per encoding name.
     pub encodings: BTreeMap<String, u64>,
+    /// Words per pattern number of the adaptive-compression paper's Table II
+    /// (its Table VI), for the codecs that table lists, under `--costs
+    /// paper004` only (the paper's analysis).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table2_patterns: Option<BTreeMap<usize, u64>>,
     /// Analysed blocks seen before `end_sampling` was called; `None` when it
     /// was not (offline table, or a trace shorter than the sampling phase).
     pub sampling_ended_after_blocks: Option<u64>,
@@ -250,6 +256,9 @@ struct CodecRun {
     compressed: CompressedBlock,
     /// Its decoded bytes, reused.
     decoded: Vec<u8>,
+    /// Words per Table II pattern (`Codec::count_table2_patterns`), while
+    /// the codec counts them.
+    table2: Option<Table2Patterns>,
 }
 
 impl CodecRun {
@@ -283,6 +292,7 @@ impl CodecRun {
             geometry,
             compressed: CompressedBlock::default(),
             decoded: Vec::new(),
+            table2: (options.costs == CostProfile::Paper004).then_some([0; 9]),
         })
     }
 
@@ -308,6 +318,14 @@ impl CodecRun {
                 self.codec.compressed_size(block).map_err(failed)?
             };
             self.tally.record(size, self.geometry);
+            if let Some(words) = self.table2.as_mut() {
+                let counted = self.codec.count_table2_patterns(block, words);
+                if !counted.map_err(|e| {
+                    AnalyzeError::codec(format!("codec {} failed on analysed block {index}: {e}", self.spec))
+                })? {
+                    self.table2 = None;
+                }
+            }
         }
         Ok(())
     }
@@ -357,6 +375,9 @@ impl CodecRun {
             effective_compression_ratio: ratio(uncompressed_bits / 8, t.mag_bytes),
             mag_size_histogram: histogram,
             encodings,
+            table2_patterns: self
+                .table2
+                .map(|words| words.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(i, &n)| (i + 1, n)).collect()),
             sampling_ended_after_blocks: self.sampling_ended_after,
             offline_table: self.offline_table,
             verified_blocks: t.verified,

@@ -63,6 +63,17 @@ fn payload_traces_analyse_at_byte_granules_with_the_papers_costs() {
     assert!(bdi.mag_bytes < bdi.blocks * 64 / 4, "a constant image compresses more than 4x with BDI");
     // The paper's FPC (Table II) is not memzip's default FPC.
     assert_ne!(fpc.compressed_bits, memzip_costs[0].codecs[0].compressed_bits);
+    // Table VI: every payload word under one Table II pattern, with the
+    // paper's costs only; BDI's patterns are its blocks' encodings.
+    for codec in [fpc, bdi] {
+        let words: u64 = codec.table2_patterns.as_ref().expect("Table II patterns").values().sum();
+        assert_eq!(words, codec.blocks * 16, "{}", codec.codec);
+    }
+    let bdi_blocks: u64 =
+        bdi.encodings.iter().filter(|(name, _)| name.as_str() != "uncompressed").map(|(_, n)| n).sum();
+    let bdi_patterns = bdi.table2_patterns.as_ref().unwrap();
+    assert_eq!(bdi_patterns.iter().filter(|&(&p, _)| p != 9).map(|(_, n)| n).sum::<u64>(), bdi_blocks * 16);
+    assert!(memzip_costs[0].codecs.iter().all(|c| c.table2_patterns.is_none()));
     options.mag_bytes = 3;
     let err = analyze(&trace, &options).unwrap_err();
     assert!(matches!(err, AnalyzeError::Config { .. }), "{err:?}");

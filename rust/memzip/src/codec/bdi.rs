@@ -53,7 +53,7 @@
 
 use super::{
     check_block_size, decode_uncompressed_into, words, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
-    UNCOMPRESSED,
+    Table2Patterns, UNCOMPRESSED,
 };
 use crate::bits::{sign_extend, BitReader, BitWriter};
 use crate::error::{CodecError, Corruption};
@@ -489,11 +489,39 @@ impl Codec for Bdi {
         );
         names
     }
+
+    /// Table II's BDI patterns are its encodings in id order (1 zero block,
+    /// 2 repeated words, 3-8 the base-delta layouts of
+    /// [`BASE_DELTA_ENCODINGS`]); a block stored raw is pattern 9.
+    fn count_table2_patterns(&mut self, block: &[u8], words: &mut Table2Patterns) -> Result<bool, CodecError> {
+        let block_words = (block.len() / 4) as u64;
+        let pattern = match self.compressed_size(block)?.encoding {
+            UNCOMPRESSED => 9,
+            encoding => encoding as usize,
+        };
+        words[pattern - 1] += block_words;
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Table VI's counting: a block's words under its encoding's Table II pattern.
+    #[test]
+    fn table2_patterns_are_the_encodings() {
+        let geometry = Geometry::with_granule(64, 1).unwrap();
+        let mut codec = Bdi::new(geometry);
+        let mut words = [0u64; 9];
+        let ramp: Vec<u8> = (0..16u32).flat_map(|i| (0x4000_0000 + i).to_le_bytes()).collect();
+        let noise: Vec<u8> = (0..64u32).map(|i| (i.wrapping_mul(0x9e37_79b9) >> 24) as u8).collect();
+        for block in [vec![0u8; 64], vec![7u8; 64], ramp, noise] {
+            assert!(codec.count_table2_patterns(&block, &mut words).unwrap());
+        }
+        // Zero block, repeated words, base 4 delta 1 (pattern 6), raw (9).
+        assert_eq!(words, [16, 16, 0, 0, 0, 16, 0, 0, 16]);
+    }
     use crate::codec::push_word;
     use crate::codec::test_support::{assert_round_trips, random_block, structured_block};
     use proptest::prelude::*;

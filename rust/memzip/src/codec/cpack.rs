@@ -42,7 +42,8 @@
 //! (`cpack_z` only). A block is kept compressed only when that saves a burst.
 
 use super::{
-    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, Table2Patterns,
+    UNCOMPRESSED,
 };
 use crate::bits::{window_at, BitReader, BlockBitWriter, BLOCK_WRITER_BYTES};
 use crate::error::{CodecError, Corruption};
@@ -228,6 +229,12 @@ impl CPack {
     /// adds widths), so the two cannot disagree.
     #[inline(always)]
     fn tokens(&self, block: &[u8], mut emit: impl FnMut(u64, u32)) {
+        self.patterned_tokens(block, |_, value, width| emit(value, width));
+    }
+
+    /// [`CPack::tokens`] with each word's pattern.
+    #[inline(always)]
+    fn patterned_tokens(&self, block: &[u8], mut emit: impl FnMut(Pattern, u64, u32)) {
         let mut dictionary = Dictionary::default();
         for chunk in block.chunks_exact(WORD_BYTES) {
             let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
@@ -240,7 +247,7 @@ impl CPack {
                 value = (value << INDEX_BITS) | index as u64;
                 width += INDEX_BITS;
             }
-            emit((value << literal_bits) | literal, width + literal_bits);
+            emit(pattern, (value << literal_bits) | literal, width + literal_bits);
             if pattern.pushes() {
                 dictionary.push(word);
             }
@@ -533,11 +540,58 @@ impl Codec for CPack {
         }
         names
     }
+
+    /// Table II's C-Pack+Z patterns: 1 zero block, 2 zzzz, 3 xxxx (new
+    /// word), 4 mmmm, 5 mmxx, 6 zzzx, 7 mmmx, 8 a block stored raw.
+    fn count_table2_patterns(&mut self, block: &[u8], words: &mut Table2Patterns) -> Result<bool, CodecError> {
+        if !self.zero_block_code {
+            return Ok(false);
+        }
+        let block_words = (block.len() / WORD_BYTES) as u64;
+        match self.compressed_size(block)?.encoding {
+            ENCODING_ZERO_BLOCK => words[0] += block_words,
+            UNCOMPRESSED => words[7] += block_words,
+            _ => self.patterned_tokens(block, |pattern, _, _| {
+                let number = match pattern {
+                    Pattern::Zzzz => 2,
+                    Pattern::Xxxx => 3,
+                    Pattern::Mmmm => 4,
+                    Pattern::Mmxx => 5,
+                    Pattern::Zzzx => 6,
+                    Pattern::Mmmx => 7,
+                };
+                words[number - 1] += 1;
+            }),
+        }
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Table VI's counting: every word under the Table II pattern that stores it.
+    #[test]
+    fn table2_patterns_of_cpack_z() {
+        let geometry = Geometry::with_granule(64, 1).unwrap();
+        let mut codec = CPack::new(geometry, true);
+        let line = |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let mut stream = vec![0u32; 16];
+        // xxxx, mmmm, mmxx, zzzx, mmmx, then zzzz.
+        stream[..5].copy_from_slice(&[0x1234_5678, 0x1234_5678, 0x1234_0000, 0x0000_0042, 0x1234_56ff]);
+        let mut words = [0u64; 9];
+        for block in [line(&[0; 16]), line(&stream)] {
+            assert!(codec.count_table2_patterns(&block, &mut words).unwrap());
+        }
+        assert_eq!(words, [16, 11, 1, 1, 1, 1, 1, 0, 0]);
+        // Sixteen distinct words: 16 x 34 bits is more than the 512 raw bits.
+        let distinct: Vec<u32> = (0..16).map(|i| 0x1111_1111u32.wrapping_mul(i + 1) ^ 0x8000_0000).collect();
+        let mut raw = [0u64; 9];
+        codec.count_table2_patterns(&line(&distinct), &mut raw).unwrap();
+        assert_eq!(raw, [0, 0, 0, 0, 0, 0, 0, 16, 0]);
+        assert!(!CPack::new(geometry, false).count_table2_patterns(&line(&[0; 16]), &mut raw).unwrap());
+    }
     use crate::bits::BitWriter;
 
     #[test]

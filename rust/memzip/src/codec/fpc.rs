@@ -46,7 +46,8 @@ use std::str::FromStr;
 
 use super::spec::CodecSpec;
 use super::{
-    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED,
+    check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, Table2Patterns,
+    UNCOMPRESSED,
 };
 #[cfg(test)]
 use crate::bits::fits_signed;
@@ -719,11 +720,53 @@ impl Codec for Fpc {
     fn encoding_names(&self) -> Vec<String> {
         vec!["uncompressed".into(), "fpc".into()]
     }
+
+    /// Table II's FPC patterns: prefix p names pattern p + 1 in the paper's
+    /// variant; a block stored raw is pattern 9.
+    fn count_table2_patterns(&mut self, block: &[u8], words: &mut Table2Patterns) -> Result<bool, CodecError> {
+        if self.variant != FpcVariant::Paper004 {
+            return Ok(false);
+        }
+        let block_words = (block.len() / WORD_BYTES) as u64;
+        if self.compressed_size(block)?.encoding == UNCOMPRESSED {
+            words[8] += block_words;
+            return Ok(true);
+        }
+        self.tokens(block, |value, width| {
+            let prefix = (value >> (width - PREFIX_BITS)) as usize;
+            // Prefix 000 is the zero block: all of its words.
+            words[prefix] += if prefix == 0 { block_words } else { 1 };
+        });
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 64-byte payload (a link's cache line) of 32-bit words.
+    fn line(words: &[u32; 16]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    // Table VI's counting: every word under the Table II pattern that stores it.
+    #[test]
+    fn table2_patterns_of_the_paper_variant() {
+        let geometry = Geometry::with_granule(64, 1).unwrap();
+        let mut codec = Fpc::new(geometry, FpcVariant::Paper004);
+        let mut words = [0u64; 9];
+        let mut mixed = [0u32; 16];
+        mixed[..6].copy_from_slice(&[0x4444_4444, 3, 0xffff_ff80, 0x1234, 0x5678_0000, 0x0012_fffe]);
+        for block in [line(&[0; 16]), line(&mixed), line(&[0x1234_5678; 16])] {
+            assert!(codec.count_table2_patterns(&block, &mut words).unwrap());
+        }
+        // Zero block 16; zero words 10; repeated, 4-bit, byte, halfword,
+        // padded, two bytes 1 each; a word of no pattern stores the block raw: 16.
+        assert_eq!(words, [16, 10, 1, 1, 1, 1, 1, 1, 16]);
+        let mut original = Fpc::new(geometry, FpcVariant::Original);
+        assert!(!original.count_table2_patterns(&line(&[0; 16]), &mut words).unwrap());
+    }
     use crate::bits::BitWriter;
     use crate::codec::registry::build_str;
     use crate::codec::test_support::{

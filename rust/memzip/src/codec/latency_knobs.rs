@@ -15,7 +15,7 @@
 //! sampling, the chosen one while running, none while bypassing).
 
 use super::spec::CodecSpec;
-use super::{BlockSize, Codec, CompressedBlock, CompressorsUsed, EncodingId, Latency, UNCOMPRESSED};
+use super::{BlockSize, Codec, CompressedBlock, CompressorsUsed, EncodingId, Latency, Table2Patterns, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
@@ -127,6 +127,10 @@ impl Codec for WithLatency {
 
     fn end_sampling(&mut self) -> Result<(), CodecError> {
         self.inner.end_sampling()
+    }
+
+    fn count_table2_patterns(&mut self, block: &[u8], words: &mut Table2Patterns) -> Result<bool, CodecError> {
+        self.inner.count_table2_patterns(block, words)
     }
 }
 

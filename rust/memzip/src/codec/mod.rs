@@ -321,7 +321,21 @@ pub trait Codec: Send {
     fn end_sampling(&mut self) -> Result<(), CodecError> {
         Ok(())
     }
+
+    /// Adds to `words` the words of `block` by the pattern of the
+    /// adaptive-compression paper's Table II that stores them as `compress`
+    /// would (index = pattern number - 1; a zero block's and a raw block's
+    /// words all count under that pattern), as its Table VI reports "the most
+    /// detected patterns". Returns false, counting nothing, for codecs the
+    /// table does not list (only `fpc:variant=paper004`, `cpack_z` and `bdi`).
+    fn count_table2_patterns(&mut self, _block: &[u8], _words: &mut Table2Patterns) -> Result<bool, CodecError> {
+        Ok(false)
+    }
 }
+
+/// Words per pattern of the adaptive-compression paper's Table II (index =
+/// pattern number - 1): FPC and BDI number nine patterns, C-Pack+Z eight.
+pub type Table2Patterns = [u64; 9];
 
 /// Bits needed to name `count` distinct values (at least 1).
 pub fn bits_to_name(count: usize) -> u32 {
