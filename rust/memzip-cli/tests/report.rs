@@ -405,3 +405,33 @@ fn runs_of_two_simulator_builds_are_flagged() {
         "{summary}"
     );
 }
+
+#[test]
+fn lossy_runs_get_an_output_error_section() {
+    let root = fixture_copy("report-output-error");
+    let out = common::temp_dir("report-output-error-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!summary.contains("## Output error"), "no run records one");
+    // vecadd's none run is the exact output, its bdi run pretends to be lossy.
+    let error = |mean: f64| {
+        format!(r#"{{"values": 4, "differing": 1, "mean_relative_error": {mean}, "max_relative_error": 0.5}}"#)
+    };
+    fs::write(
+        root.join("vecadd-none/run.json"),
+        format!(r#"{{"codec": "none", "program": "vecadd", "output_ok": true, "output_error": {}}}"#, error(0.0)),
+    )
+    .unwrap();
+    fs::write(
+        root.join("vecadd-bdi/run.json"),
+        format!(r#"{{"codec": "bdi", "program": "vecadd", "output_ok": false, "output_error": {}}}"#, error(0.0125)),
+    )
+    .unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("| program | none | bdi |\n"), "{summary}");
+    assert!(summary.contains("| vecadd | 0.000% | 1.250% FAIL |\n"), "{summary}");
+    assert!(summary.contains("| geomean of errors > 0 | - (1 exact) | 1.250% |\n"), "{summary}");
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with("output_mean_relative_error,output_max_relative_error"), "{csv}");
+}

@@ -9,7 +9,8 @@
 //! granularity (the MAG-aware paper Fig. 12), every codec's compression ratio on the
 //! `none` runs' stored blocks (their `analyze.json`), and energy and energy-delay product
 //! relative to `none` (the E2MC paper Fig. 13, the adaptive-compression paper Fig. 7) with each run's
-//! energy by component.
+//! energy by component; for lossy runs, the error they cost on the program's
+//! output (the MAG-aware paper Fig. 15).
 
 mod analyses;
 mod chart;
@@ -240,6 +241,53 @@ fn gpu_energy_section(rows: &[Row]) -> String {
             percent(row.gpu_edp_percent_of_none)
         );
     }
+    out
+}
+
+/// The error each lossy run cost on its program's output (`run.json`'s
+/// `output_error`, [`crate::output_error`]), as the MAG-aware paper Fig. 15
+/// shows SLC's: per program and codec, then per codec the geometric mean
+/// over its runs whose error is above zero (a zero has no logarithm; the
+/// exact runs are counted beside it).
+fn output_error_section(rows: &[Row]) -> String {
+    let with_error: Vec<Row> = rows.iter().filter(|r| r.run.output_error.is_some()).cloned().collect();
+    if with_error.is_empty() {
+        return String::new();
+    }
+    let (programs, codecs) = axes(&with_error);
+    let mut out = String::from(
+        "\n## Output error\n\nThe mean relative error of each run's output values against an exact run's \
+         (`run.json`'s `output_error`): what a lossy codec cost the program. FAIL: the program's own output \
+         check failed.\n\n| program |",
+    );
+    for codec in &codecs {
+        let _ = write!(out, " {codec} |");
+    }
+    let _ = write!(out, "\n| --- |{}\n", " --- |".repeat(codecs.len()));
+    let percent = |error: f64| format!("{:.3}%", 100.0 * error);
+    for program in &programs {
+        let _ = write!(out, "| {program} |");
+        for codec in &codecs {
+            let cell = run_of(&with_error, codec, program)
+                .and_then(|r| r.run.output_error.map(|e| (e.mean_relative_error, r.run.output_ok)))
+                .map_or("-".to_string(), |(error, ok)| percent(error) + if ok == Some(false) { " FAIL" } else { "" });
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out.push_str("| geomean of errors > 0 |");
+    for codec in &codecs {
+        let errors: Vec<f64> = with_error
+            .iter()
+            .filter(|r| &r.run.label == codec)
+            .filter_map(|r| r.run.output_error.map(|e| e.mean_relative_error))
+            .collect();
+        let exact = errors.iter().filter(|&&e| e == 0.0).count();
+        let mean = geomean(errors.iter().copied()).map_or("-".to_string(), percent);
+        let exact = if exact > 0 { format!(" ({exact} exact)") } else { String::new() };
+        let _ = write!(out, " {mean}{exact} |");
+    }
+    out.push('\n');
     out
 }
 
@@ -590,6 +638,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     summary.push_str(&analyses::sections(&rows)?);
     summary.push_str(&energy_section(&rows));
     summary.push_str(&gpu_energy_section(&rows));
+    summary.push_str(&output_error_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");
