@@ -79,3 +79,63 @@ fn payload_traces_analyse_at_byte_granules_with_the_papers_costs() {
     assert!(matches!(err, AnalyzeError::Config { .. }), "{err:?}");
     assert!(err.to_string().contains("granule_bytes '3'"), "{err}");
 }
+
+/// A copy of the fixture runs in a fresh folder (removed when dropped), the
+/// none run with the payload analysis `mgpu-run.sh` writes for a traced run.
+struct FabricResults(PathBuf);
+
+impl FabricResults {
+    fn new(name: &str) -> Self {
+        use memzip::codec::cost_profile::CostProfile;
+        use memzip_study::analyze::{analyze, AnalyzeOptions, AnalyzeReport};
+
+        let root = std::env::temp_dir().join(format!("memzip-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for run in ["fir-none", "fir-bdi", "fir-adaptive6"] {
+            std::fs::create_dir_all(root.join(run)).unwrap();
+            for file in ["run.json", "stats.json"] {
+                std::fs::copy(fixture(run).join(file), root.join(run).join(file)).unwrap();
+            }
+        }
+        let mut options = AnalyzeOptions::new(vec!["bdi".into(), "fpc".into(), "cpack_z".into()]);
+        (options.mag_bytes, options.include_reads, options.costs) = (1, true, CostProfile::Paper004);
+        options.shannon_bits = vec![8];
+        let analyses = analyze(&[fixture("sc-payloads.mztrace")], &options).unwrap();
+        let json = AnalyzeReport::new(&options, None, &analyses).to_json().unwrap();
+        std::fs::write(root.join("fir-none/analyze.json"), json).unwrap();
+        FabricResults(root)
+    }
+}
+
+impl Drop for FabricResults {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+// The report of fabric runs speaks of the fabric and shows the paper's
+// Table V, Table VI, the adaptive selector's choices and the fabric energy,
+// with none of DRAM's bounds, metadata cache or MAG sizes.
+#[test]
+fn a_report_of_fabric_runs_shows_the_papers_tables() {
+    use memzip_study::report::{write_report, ReportOptions};
+
+    let results = FabricResults::new("fabric-report");
+    let out = results.0.join("report");
+    write_report(&results.0, &out, &ReportOptions::default()).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let fir = "mgpusim/fir length=8192,taps=16";
+    assert!(summary.contains("geomean fabric % of none") && !summary.contains("DRAM % of none"), "{summary}");
+    assert!(!summary.contains("Memory-bound") && !summary.contains("metadata"), "{summary}");
+    // Table V: the trace's 2926 reads and 737 writes, byte entropy 1.02 bits of 8.
+    assert!(summary.contains(&format!("| {fir} | 2926 | 737 | 0.13 |")), "{summary}");
+    // Table VI: BDI stores 57,824 of the 58,608 words as repeated words (pattern 2).
+    assert!(summary.contains(&format!("| {fir} | BDI | (2) 99% |")), "{summary}");
+    // Fig. 6: of 864 payloads, C-Pack+Z carried 144, FPC 25, and 695 went raw.
+    assert!(summary.contains(&format!("| {fir} | adaptive:lambda=6 | 0% | 3% | 17% | 80% |")), "{summary}");
+    assert!(summary.contains("| fabric uJ | codec uJ |"), "{summary}");
+    assert!(out.join("fabric_traffic.svg").is_file() && out.join("energy.svg").is_file());
+    for dram_only in ["mdc_hit_rate.svg", "size_distribution.svg", "dram_traffic.svg"] {
+        assert!(!out.join(dram_only).exists(), "{dram_only} in a fabric report");
+    }
+}

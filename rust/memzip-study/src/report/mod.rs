@@ -14,6 +14,7 @@
 
 mod analyses;
 mod chart;
+mod fabric;
 mod mean;
 
 use std::collections::BTreeMap;
@@ -342,8 +343,9 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
     if counts {
         out.push_str(" programs |");
     }
+    let medium = if fabric::is_fabric_report(rows) { "fabric" } else { "DRAM" };
     for (header, _) in SUMMARY_METRICS {
-        let _ = write!(out, " {header} |");
+        let _ = write!(out, " {} |", header.replace("DRAM", medium));
     }
     out.push_str("\n| --- |");
     out.push_str(&" --- |".repeat(SUMMARY_METRICS.len() + usize::from(counts)));
@@ -628,32 +630,38 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     };
 
     let memory_bound_utilization = options.memory_bound_utilization;
+    let fabric = fabric::is_fabric_report(&rows);
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&builds_section(&rows));
     summary.push_str(&geomean_table(&rows));
-    summary.push_str(&bound_section(&rows, memory_bound_utilization));
-    summary.push_str(&bounds_section(&rows));
-    summary.push_str(&analyses::sections(&rows)?);
-    summary.push_str(&energy_section(&rows));
-    summary.push_str(&gpu_energy_section(&rows));
+    if fabric {
+        summary.push_str(&fabric::sections(&rows)?);
+    } else {
+        summary.push_str(&bound_section(&rows, memory_bound_utilization));
+        summary.push_str(&bounds_section(&rows));
+        summary.push_str(&analyses::sections(&rows)?);
+        summary.push_str(&energy_section(&rows));
+        summary.push_str(&gpu_energy_section(&rows));
+    }
     summary.push_str(&output_error_section(&rows));
     summary.push_str("\n## Runs\n\n```\n");
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");
-    for figure in &FIGURES {
+    let figures: &[Figure] = if fabric { &fabric::FIGURES } else { &FIGURES };
+    for figure in figures {
         let (groups, series) = per_program(&rows, figure.metric);
         let chart =
             BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
         write(figure.file, chart.to_svg())?;
         let _ = writeln!(summary, "![{}]({})\n", figure.title, figure.file);
     }
-    // The papers' speedup figures show memory-bound programs (the MAG-aware paper §V-C): the
-    // effective CR and speedup of those alone, where the results have any.
-    let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
-    if !memory_rows.is_empty() {
-        for figure in FIGURES.iter().filter(|f| MEMORY_BOUND_FIGURES.contains(&f.file)) {
+    if !fabric {
+        // The papers' speedup figures show memory-bound programs (the MAG-aware paper §V-C): the
+        // effective CR and speedup of those alone, where the results have any.
+        let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
+        for figure in FIGURES.iter().filter(|f| !memory_rows.is_empty() && MEMORY_BOUND_FIGURES.contains(&f.file)) {
             let (groups, series) = per_program(&memory_rows, figure.metric);
             let title = format!("{} (memory-bound programs)", figure.title);
             let file = figure.file.replace(".svg", "-memory-bound.svg");
@@ -662,9 +670,9 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
             write(&file, chart.to_svg())?;
             let _ = writeln!(summary, "![{title}]({file})\n");
         }
+        write("size_distribution.svg", size_distribution_chart(&rows).to_svg())?;
+        let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
     }
-    write("size_distribution.svg", size_distribution_chart(&rows).to_svg())?;
-    let _ = writeln!(summary, "![Stored block sizes at MAG granularity](size_distribution.svg)");
     write("summary.csv", table::render_csv(&rows))?;
     write("summary.md", summary)?;
     Ok(written)

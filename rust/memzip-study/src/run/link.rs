@@ -42,7 +42,8 @@ fn number(value: &Value, key: &str, file: &Path) -> Result<f64, RunError> {
 
 /// Reads a multi-GPU run directory (see the module comment).
 pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, RunError> {
-    let RunJson { program, codec, output_ok, wall_seconds, simulator, simulator_sources, .. } = RunJson::read(dir)?;
+    let RunJson { program, codec, output_ok, wall_seconds, simulator, simulator_sources, kernel_launches, .. } =
+        RunJson::read(dir)?;
     let stats_codec = match stats.get("codec").and_then(Value::as_str) {
         Some(codec) => codec.to_string(),
         None => codec
@@ -109,9 +110,9 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         energy,
         gpu_power: None,
         stored_sizes: BTreeMap::new(),
-        // The fabric has no DRAM counters, kernels or tRRD: no DRAM bounds.
+        // The fabric has no DRAM counters or tRRD: no DRAM bounds.
         dram: None,
-        kernel_launches: None,
+        kernel_launches,
         kernel_dram: None,
         rrd_cycles: None,
         output_error: None,
