@@ -134,6 +134,19 @@ fn a_report_of_fabric_runs_shows_the_papers_tables() {
     // Fig. 6: of 864 payloads, C-Pack+Z carried 144, FPC 25, and 695 went raw.
     assert!(summary.contains(&format!("| {fir} | adaptive:lambda=6 | 0% | 3% | 17% | 80% |")), "{summary}");
     assert!(summary.contains("| fabric uJ | codec uJ |"), "{summary}");
+    // Inter-GPU traffic: the GPU-to-GPU pairs of the fabric, bdi's share of none's.
+    let gpu_to_gpu = |run: &str| -> u64 {
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture(run).join("stats.json")).unwrap()).unwrap();
+        let pairs = stats["fabric"]["pairs"].as_array().unwrap();
+        let gpu = |end: &serde_json::Value| end.as_str().unwrap().starts_with("GPU");
+        pairs.iter().filter(|p| gpu(&p["src"]) && gpu(&p["dst"])).map(|p| p["bytes"].as_u64().unwrap()).sum()
+    };
+    let bdi_percent = 100.0 * gpu_to_gpu("fir-bdi") as f64 / gpu_to_gpu("fir-none") as f64;
+    assert!(bdi_percent < 100.0);
+    let inter_gpu = summary.split("## Inter-GPU traffic").nth(1).expect("an inter-GPU traffic section");
+    let fir_row = inter_gpu.lines().find(|l| l.starts_with(&format!("| {fir} |"))).unwrap();
+    assert!(fir_row.contains(&format!("| {bdi_percent:.1} |")), "bdi {bdi_percent:.1}%: {fir_row}");
     assert!(out.join("fabric_traffic.svg").is_file() && out.join("energy.svg").is_file());
     for dram_only in ["mdc_hit_rate.svg", "size_distribution.svg", "dram_traffic.svg"] {
         assert!(!out.join(dram_only).exists(), "{dram_only} in a fabric report");

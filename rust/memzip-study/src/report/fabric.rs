@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{axes, program_of, run_of, Figure};
+use super::{axes, geomean, program_of, run_of, Figure};
 use crate::run::Medium;
 use crate::table::Row;
 
@@ -81,6 +81,7 @@ pub(super) fn sections(rows: &[Row]) -> Result<String, String> {
          decompressor's per payload (the paper's Table III).\n",
     );
     out.push_str(&payload_section(rows)?);
+    out.push_str(&inter_gpu_section(rows)?);
     out.push_str(&choices_section(rows)?);
     out.push_str(&energy_section(rows));
     Ok(out)
@@ -180,6 +181,60 @@ fn share(count: u64, total: u64) -> String {
     } else {
         format!("{percent:.0}%")
     }
+}
+
+/// Bytes that crossed the fabric from one GPU to another (`stats.json`'s
+/// `fabric.pairs`): the paper's "inter-GPU traffic", without the host's copies.
+fn inter_gpu_bytes(row: &Row) -> Result<Option<u64>, String> {
+    let stats = read_json(&Path::new(row.run.dir.as_str()).join("stats.json"))?;
+    let Some(pairs) = stats["fabric"]["pairs"].as_array() else { return Ok(None) };
+    let is_gpu = |end: &Value| end.as_str().is_some_and(|name| name.starts_with("GPU"));
+    Ok(Some(pairs.iter().filter(|p| is_gpu(&p["src"]) && is_gpu(&p["dst"])).filter_map(|p| p["bytes"].as_u64()).sum()))
+}
+
+/// Inter-GPU bytes of every run as a share of its program's `none` run's,
+/// with the geometric mean per codec: the traffic of the paper's Figs. 5 and 6.
+fn inter_gpu_section(rows: &[Row]) -> Result<String, String> {
+    let (programs, codecs) = axes(rows);
+    let mut percent: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for program in &programs {
+        let Some(none) = run_of(rows, "none", program) else { continue };
+        let Some(none_bytes) = inter_gpu_bytes(none)?.filter(|&b| b > 0) else { continue };
+        for codec in &codecs {
+            if let Some(bytes) = run_of(rows, codec, program).map(inter_gpu_bytes).transpose()?.flatten() {
+                percent.insert((program.clone(), codec.clone()), 100.0 * bytes as f64 / none_bytes as f64);
+            }
+        }
+    }
+    if percent.is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = String::from(
+        "\n## Inter-GPU traffic (the paper's Figs. 5 and 6)\n\nBytes that crossed the fabric from one GPU \
+         to another (messages, headers and payloads; not the host's copies), % of the `none` run's.\n\n| program |",
+    );
+    for codec in &codecs {
+        let _ = write!(out, " {codec} |");
+    }
+    let _ = writeln!(out, "\n| --- |{}", " --- |".repeat(codecs.len()));
+    let cell = |v: Option<&f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    for program in &programs {
+        let _ = write!(out, "| {program} |");
+        for codec in &codecs {
+            let _ = write!(out, " {} |", cell(percent.get(&(program.clone(), codec.clone()))));
+        }
+        out.push('\n');
+    }
+    // Over the programs every codec has a value for, so the means compare.
+    let complete: Vec<&String> =
+        programs.iter().filter(|p| codecs.iter().all(|c| percent.contains_key(&((*p).clone(), c.clone())))).collect();
+    let _ = write!(out, "| geomean ({}) |", super::programs_text(complete.len()));
+    for codec in &codecs {
+        let values = complete.iter().filter_map(|p| percent.get(&((*p).clone(), codec.clone())).copied());
+        let _ = write!(out, " {} |", cell(geomean(values).as_ref()));
+    }
+    out.push('\n');
+    Ok(out)
 }
 
 /// Per adaptive run, the share of payloads each algorithm carried (and raw),
