@@ -331,6 +331,17 @@ pub struct Controller {
 }
 
 /// A host-to-device copy's outcome: copies are not timed.
+/// What a write-back tells the simulator: its compressor's cycles and the
+/// metadata cache's work on top of the stored size.
+fn write_access(out: &mc::WriteOutcome) -> Access {
+    Access {
+        latency_cycles: out.compress_cycles,
+        metadata_miss: out.metadata_miss,
+        metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
+        ..copy_access(out)
+    }
+}
+
 fn copy_access(out: &mc::WriteOutcome) -> Access {
     Access {
         encoding: out.encoding,
@@ -349,17 +360,7 @@ impl Controller {
     fn write_block(&mut self, addr: u64, data: &[u8]) -> Result<Access, String> {
         guard("write_block", || {
             let out = self.inner.write_block(addr, data).map_err(|e| e.to_string())?;
-            Ok(Access {
-                encoding: out.encoding,
-                compressed_bits: to_u32(out.compressed_bits),
-                burst_count: to_u32(out.burst_count),
-                dram_bytes: to_u32(out.dram_bytes),
-                latency_cycles: out.compress_cycles,
-                metadata_cycles: 0,
-                metadata_miss: out.metadata_miss,
-                metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
-                approximated: out.approximated,
-            })
+            Ok(write_access(&out))
         })
     }
 
@@ -376,17 +377,7 @@ impl Controller {
         }
         guard("write_block_of", || {
             let out = self.inner.write_approximable_block(addr, data, approximated).map_err(|e| e.to_string())?;
-            Ok(Access {
-                encoding: out.encoding,
-                compressed_bits: to_u32(out.compressed_bits),
-                burst_count: to_u32(out.burst_count),
-                dram_bytes: to_u32(out.dram_bytes),
-                latency_cycles: out.compress_cycles,
-                metadata_cycles: 0,
-                metadata_miss: out.metadata_miss,
-                metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
-                approximated: out.approximated,
-            })
+            Ok(write_access(&out))
         })
     }
 

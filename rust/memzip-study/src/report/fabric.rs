@@ -80,12 +80,20 @@ pub(super) fn sections(rows: &[Row]) -> Result<String, String> {
          kernel time. Energy is the fabric's (pJ per bit moved) plus each compressor's and \
          decompressor's per payload (the paper's Table III).\n",
     );
+    // Each run's stats.json, read once for the sections that need more than `Row` holds.
+    let stats = rows
+        .iter()
+        .map(|r| Ok((r.run.dir.as_str(), read_json(&Path::new(r.run.dir.as_str()).join("stats.json"))?)))
+        .collect::<Result<RunStats, String>>()?;
     out.push_str(&payload_section(rows)?);
-    out.push_str(&inter_gpu_section(rows)?);
-    out.push_str(&choices_section(rows)?);
+    out.push_str(&inter_gpu_section(rows, &stats));
+    out.push_str(&choices_section(rows, &stats));
     out.push_str(&energy_section(rows));
     Ok(out)
 }
+
+/// Each run's `stats.json` by run directory.
+type RunStats<'a> = BTreeMap<&'a str, Value>;
 
 /// The `none` run of each program (axis order) with its directory.
 fn none_runs(rows: &[Row]) -> Vec<(String, &Path)> {
@@ -185,29 +193,28 @@ fn share(count: u64, total: u64) -> String {
 
 /// Bytes that crossed the fabric from one GPU to another (`stats.json`'s
 /// `fabric.pairs`): the paper's "inter-GPU traffic", without the host's copies.
-fn inter_gpu_bytes(row: &Row) -> Result<Option<u64>, String> {
-    let stats = read_json(&Path::new(row.run.dir.as_str()).join("stats.json"))?;
-    let Some(pairs) = stats["fabric"]["pairs"].as_array() else { return Ok(None) };
+fn inter_gpu_bytes(row: &Row, stats: &RunStats) -> Option<u64> {
+    let pairs = stats.get(row.run.dir.as_str())?["fabric"]["pairs"].as_array()?;
     let is_gpu = |end: &Value| end.as_str().is_some_and(|name| name.starts_with("GPU"));
-    Ok(Some(pairs.iter().filter(|p| is_gpu(&p["src"]) && is_gpu(&p["dst"])).filter_map(|p| p["bytes"].as_u64()).sum()))
+    Some(pairs.iter().filter(|p| is_gpu(&p["src"]) && is_gpu(&p["dst"])).filter_map(|p| p["bytes"].as_u64()).sum())
 }
 
 /// Inter-GPU bytes of every run as a share of its program's `none` run's,
 /// with the geometric mean per codec: the traffic of the paper's Figs. 5 and 6.
-fn inter_gpu_section(rows: &[Row]) -> Result<String, String> {
+fn inter_gpu_section(rows: &[Row], stats: &RunStats) -> String {
     let (programs, codecs) = axes(rows);
     let mut percent: BTreeMap<(String, String), f64> = BTreeMap::new();
     for program in &programs {
         let Some(none) = run_of(rows, "none", program) else { continue };
-        let Some(none_bytes) = inter_gpu_bytes(none)?.filter(|&b| b > 0) else { continue };
+        let Some(none_bytes) = inter_gpu_bytes(none, stats).filter(|&b| b > 0) else { continue };
         for codec in &codecs {
-            if let Some(bytes) = run_of(rows, codec, program).map(inter_gpu_bytes).transpose()?.flatten() {
+            if let Some(bytes) = run_of(rows, codec, program).and_then(|r| inter_gpu_bytes(r, stats)) {
                 percent.insert((program.clone(), codec.clone()), 100.0 * bytes as f64 / none_bytes as f64);
             }
         }
     }
     if percent.is_empty() {
-        return Ok(String::new());
+        return String::new();
     }
     let mut out = String::from(
         "\n## Inter-GPU traffic (the paper's Figs. 5 and 6)\n\nBytes that crossed the fabric from one GPU \
@@ -234,15 +241,15 @@ fn inter_gpu_section(rows: &[Row]) -> Result<String, String> {
         let _ = write!(out, " {} |", cell(geomean(values).as_ref()));
     }
     out.push('\n');
-    Ok(out)
+    out
 }
 
 /// Per adaptive run, the share of payloads each algorithm carried (and raw),
 /// from `stats.json`'s encodings (`<algorithm>/<encoding>`): the paper's Fig. 6.
-fn choices_section(rows: &[Row]) -> Result<String, String> {
+fn choices_section(rows: &[Row], stats: &RunStats) -> String {
     let adaptive: Vec<&Row> = rows.iter().filter(|r| r.run.stats_codec.starts_with("adaptive")).collect();
     if adaptive.is_empty() {
-        return Ok(String::new());
+        return String::new();
     }
     let mut out = String::from(
         "\n## Adaptive's choices (the paper's Fig. 6)\n\nThe share of payloads each run sent with each \
@@ -250,10 +257,9 @@ fn choices_section(rows: &[Row]) -> Result<String, String> {
          | program | codec | BDI | FPC | C-Pack+Z | raw |\n| --- | --- | --- | --- | --- | --- |\n",
     );
     for row in adaptive {
-        let path = Path::new(row.run.dir.as_str()).join("stats.json");
-        let stats = read_json(&path)?;
+        let run_stats = &stats[row.run.dir.as_str()];
         let mut by_algorithm: BTreeMap<String, u64> = BTreeMap::new();
-        for kind in stats["link"]["by_kind"].as_object().into_iter().flat_map(|k| k.values()) {
+        for kind in run_stats["link"]["by_kind"].as_object().into_iter().flat_map(|k| k.values()) {
             for (encoding, count) in kind["encodings"].as_object().into_iter().flatten() {
                 let algorithm = encoding.split('/').next().unwrap_or(encoding);
                 *by_algorithm.entry(algorithm.to_string()).or_default() += count.as_u64().unwrap_or(0);
@@ -272,7 +278,7 @@ fn choices_section(rows: &[Row]) -> Result<String, String> {
             cell("uncompressed")
         );
     }
-    Ok(out)
+    out
 }
 
 /// Each run's energy: the fabric's and the codecs' (the paper's Fig. 7).
