@@ -15,6 +15,34 @@ start_suite() {
     failed=0
 }
 
+# Simulations are single-threaded, so a suite starts up to $test_jobs of them
+# at once (MEMZIP_TEST_JOBS, default the machine's cores) and checks their
+# results after: `spawn NAME CMD...` starts CMD in the background once a slot
+# is free; `joined NAME` waits for it and returns its exit status.
+test_jobs=${MEMZIP_TEST_JOBS:-$(nproc)}
+spawn() {
+    local name=$1
+    shift
+    while (($(jobs -rp | wc -l) >= test_jobs)); do
+        wait -n || true
+    done
+    (
+        status=0
+        "$@" || status=$?
+        echo "$status" >"$work/.status-$name"
+    ) &
+}
+joined() {
+    while [[ ! -f "$work/.status-$1" ]]; do
+        if (($(jobs -rp | wc -l) == 0)) && [[ ! -f "$work/.status-$1" ]]; then
+            echo "joined: no run named $1 was spawned" >&2
+            return 127
+        fi
+        wait -n || true
+    done
+    return "$(cat "$work/.status-$1")"
+}
+
 verdict() {  # verdict NAME DETAIL CONDITION...
     local name=$1 detail=$2
     shift 2
@@ -79,9 +107,11 @@ count_in() {
 kernel_chain_checks() {
     local prefix=$1 run kernels exits
     for run in 1 2; do
-        timeout 600 "$memzip" run --codec none --out "$work/kernel_chain-$run" \
-            --expect 'PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err" || true
+        spawn "kernel_chain-$run" timeout 600 "$memzip" run --codec none --out "$work/kernel_chain-$run" \
+            --expect 'PASS kernel_chain' -- "$work/kernel_chain" 256 32 2>"$work/kernel_chain-$run.err"
     done
+    joined kernel_chain-1 || true
+    joined kernel_chain-2 || true
     kernels=$(count_in 'kernel_name = ' kernel_chain-1)
     exits=$(count_in 'gpgpu_simulation_time = ' kernel_chain-1)
     verdict "${prefix}kernel-boundaries" "$exits of $kernels kernels started after an init(); $(grep -m1 -oE '(PASS|FAIL) kernel_chain.*' "$work/kernel_chain-1/sim.log" || tail -n 1 "$work/kernel_chain-1.err")" \

@@ -63,10 +63,27 @@ fi
 
 
 codecs="none bdi mag_bdi e2mc16 bpc adaptive"
+# Every run below that needs no other run's result starts here, $test_jobs at
+# a time (helpers.sh, spawn); the checks wait for the runs they read (joined).
+for pattern in zeros ints floats random; do
+    for codec in $codecs; do
+        spawn "$pattern-$codec" sim "$pattern-$codec" "$codec" "$pattern"
+    done
+done
+for pattern in ints random; do
+    spawn "$pattern-baseline" "$memzip" run --version dev-baseline --codec none --out "$work/$pattern-baseline" \
+        --expect '^PASS' -- "$work/patterns" "$pattern" "$words" 2>"$work/$pattern-baseline.err"
+done
+spawn random-fpc sim random-fpc fpc random
+spawn ints-mag_bdi-again sim ints-mag_bdi-again mag_bdi ints
+spawn latency-0 sim latency-0 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 0"
+spawn latency-comp500 sim latency-comp500 mag_bdi ints --set "-memzip_comp_latency 500" --set "-memzip_decomp_latency 0"
+spawn latency-decomp500 sim latency-decomp500 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 500"
+spawn ints-trace sim ints-trace mag_bdi ints --set "-memzip_trace $work/ints.trace.zst"
 for pattern in zeros ints floats random; do
     for codec in $codecs; do
         name="$pattern-$codec"
-        if sim "$name" "$codec" "$pattern"; then
+        if joined "$name"; then
             checked=$(total "$name" 't["verify"]["checked"]')
             failures=$(total "$name" 't["verify"]["failures"]')
             ratio=$(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')
@@ -83,8 +100,7 @@ done
 
 for pattern in ints random; do
     name="$pattern-baseline"
-    if "$memzip" run --version dev-baseline --codec none --out "$work/$name" \
-        --expect '^PASS' -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"; then
+    if joined "$name"; then
         base_cycles=$(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$name/sim.log" || echo '?')
         none_cycles=$(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$pattern-none/sim.log" || echo '?')
         base_dram=$(grep -oP '^total dram (reads|writes) = \K[0-9]+' "$work/$name/sim.log" | paste -sd/ || true)
@@ -128,7 +144,7 @@ for codec in $codecs; do
 done
 
 # Energy: `total.energy` of stats.json (pJ).
-if sim random-fpc fpc random; then
+if joined random-fpc; then
     verdict "random-fpc" "output PASS, verified $(total random-fpc 't["verify"]["checked"]') blocks, $(total random-fpc 't["verify"]["failures"]') failures" \
         test "$(total random-fpc 't["verify"]["failures"]')" -eq 0
 else
@@ -159,7 +175,7 @@ if [[ -f "$work/random-none/stats.json" && -f "$work/random-fpc/stats.json" ]]; 
         python3 -c "import sys; sys.exit(0 if $energy > $none_total and $codec_pj > 0 else 1)"
 fi
 
-if sim ints-mag_bdi-again mag_bdi ints; then
+if joined ints-mag_bdi-again; then
     verdict "deterministic" "mag_bdi ints twice: same stats.json and counters" \
         cmp -s "$work/ints-mag_bdi/stats.json" "$work/ints-mag_bdi-again/stats.json"
     verdict "deterministic-counters" "same simulator counters" \
@@ -171,9 +187,7 @@ fi
 # DRAM latency queue, while a read's decompression latency delays its warp.
 # (Before the queue kept ready-cycle order, 500 compression cycles cost +43%.)
 cycles_of() { grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/$1/sim.log"; }
-if sim latency-0 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 0" &&
-    sim latency-comp500 mag_bdi ints --set "-memzip_comp_latency 500" --set "-memzip_decomp_latency 0" &&
-    sim latency-decomp500 mag_bdi ints --set "-memzip_comp_latency 0" --set "-memzip_decomp_latency 500"; then
+if joined latency-0 && joined latency-comp500 && joined latency-decomp500; then
     base=$(cycles_of latency-0) comp=$(cycles_of latency-comp500) decomp=$(cycles_of latency-decomp500)
     verdict "stores-do-not-stall" "cycles: no latency $base, compression 500 $comp (need <= +5%), decompression 500 $decomp (need >= +20%)" \
         test "$((comp * 100))" -le "$((base * 105))" -a "$((decomp * 100))" -ge "$((base * 120))"
@@ -186,7 +200,7 @@ sim bad-codec zip ints || status=$?
 verdict "bad-codec-stops" "exit $status, $(grep -m1 'memzip: ERROR' "$work/bad-codec/sim.log" || echo 'no error line')" \
     grep -q 'GPGPU-Sim memzip: ERROR -memzip_codec: invalid codec' "$work/bad-codec/sim.log"
 
-if sim ints-trace mag_bdi ints --set "-memzip_trace $work/ints.trace.zst"; then
+if joined ints-trace; then
     verdict "trace-written" "$(stat -c %s "$work/ints.trace.zst" 2>/dev/null || echo 0) bytes" \
         test -s "$work/ints.trace.zst"
     # Offline analysis of the trace must see exactly the blocks the simulator
@@ -214,9 +228,12 @@ fi
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/modern_ptx" "$MEMZIP_ROOT/benchmarks/kernels/modern_ptx.cu"
 for codec in none mag_bdi; do
+    spawn "modern_ptx-$codec" timeout 600 "$memzip" run --codec "$codec" --out "$work/modern_ptx-$codec" \
+        --set "-memzip_verify 1" -- "$work/modern_ptx" 4096 2>"$work/modern_ptx-$codec.err"
+done
+for codec in none mag_bdi; do
     name="modern_ptx-$codec"
-    timeout 600 "$memzip" run --codec "$codec" --out "$work/$name" --set "-memzip_verify 1" \
-        -- "$work/modern_ptx" 4096 2>"$work/$name.err" || true
+    joined "$name" || true
     verdict_line=$(grep -m1 -E '^(PASS|FAIL)' "$work/$name/sim.log" || echo "no verdict: $(grep -m1 -E 'Segmentation|Aborted|ERROR' "$work/$name/sim.log" || tail -n 1 "$work/$name.err")")
     failures=$( [[ -f "$work/$name/stats.json" ]] && total "$name" 't["verify"]["failures"]' || echo missing)
     verdict "$name-passes" "$verdict_line; verify failures $failures" \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Simulator tests on gpgpu-sim v3.2.1 (the papers' version) with the same
 # memzip hooks as on dev: our patterns and modern_ptx programs and Rodinia bfs
-# and backprop (tiny) under none, mag_bdi and e2mc16 with -memzip_verify 1,
-# outputs checked; none against the unpatched v3.2.1; mag_bdi cuts integer
+# (tiny) under none, mag_bdi and e2mc16, Rodinia backprop under mag_bdi, with
+# -memzip_verify 1, outputs checked; runs two at a time (helpers.sh, spawn); none against the unpatched v3.2.1; mag_bdi cuts integer
 # traffic; CUDA SDK transpose and Lonestar bfs (tiny, mag_bdi) when their
 # sources are available (else one SKIP line each).
 #
@@ -44,10 +44,22 @@ codecs=(none mag_bdi e2mc16)
 options=(--set "-memzip_verify 1" --set "-memzip_e2mc_sampling online:20000")
 words=262144
 
+# The runs that need no other run's result start here, $test_jobs at a time
+# (helpers.sh, spawn); each check waits for the runs it reads (joined).
+for codec in "${codecs[@]}"; do
+    spawn "ints-$codec" "$memzip" run --codec "$codec" --out "$work/ints-$codec" "${options[@]}" \
+        --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/ints-$codec.err"
+    spawn "modern_ptx-$codec" "$memzip" run --codec "$codec" --out "$work/modern_ptx-$codec" "${options[@]}" \
+        --expect '^PASS warp_ops, lane_moves, bit_ops and rem_ops' -- "$work/modern_ptx" 4096 2>"$work/modern_ptx-$codec.err"
+done
+spawn device_query "$memzip" run --codec none --out "$work/device_query-none" \
+    --expect '^PASS device_query' -- "$work/device_query" 2>"$work/device_query.err"
+spawn ints-baseline "$memzip" run --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
+    --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/baseline.err"
+
 for codec in "${codecs[@]}"; do
     name="ints-$codec"
-    if "$memzip" run --codec "$codec" --out "$work/$name" "${options[@]}" \
-        --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/$name.err"; then
+    if joined "$name"; then
         checked=$(total "$name" 't["verify"]["checked"]')
         fails=$(total "$name" 't["verify"]["failures"]')
         ratio=$(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')
@@ -63,8 +75,7 @@ done
 # rem after a 32-bit add that carries past bit 31 (0005 patch).
 for codec in "${codecs[@]}"; do
     name="modern_ptx-$codec"
-    if "$memzip" run --codec "$codec" --out "$work/$name" "${options[@]}" \
-        --expect '^PASS warp_ops, lane_moves, bit_ops and rem_ops' -- "$work/modern_ptx" 4096 2>"$work/$name.err"; then
+    if joined "$name"; then
         verdict "v321-$name" "shfl.sync, vote.sync, bfe/bfi/bfind/brev/prmt, rem results PASS, verify failures $(total "$name" 't["verify"]["failures"]')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0
     else
@@ -74,8 +85,7 @@ done
 
 # The device queries CUDA 13 programs size their launches by, in their own
 # struct layout (0001 patch: v3.2.1 builds against CUDA 11.8's headers).
-if "$memzip" run --codec none --out "$work/device_query-none" \
-    --expect '^PASS device_query' -- "$work/device_query" 2>"$work/device_query.err"; then
+if joined device_query; then
     verdict v321-device-query "$(grep -m1 '^device:' "$work/device_query-none/sim.log"), as cudaDeviceGetAttribute says; cudaMemGetInfo answers" true
 else
     verdict v321-device-query "$(grep -m1 -E '^FAIL|symbol lookup error' "$work/device_query-none/sim.log" || tail -n 1 "$work/device_query.err")" false
@@ -89,8 +99,7 @@ synced=$(count_in 'GPGPU-Sim: detected inactive GPU simulation thread' kernel_ch
 verdict v321-device-synchronize-waits "cudaDeviceSynchronize waited for the simulation thread $synced time(s)" \
     test "$synced" -ge 1
 
-if "$memzip" run --version v3.2.1-baseline --codec none --out "$work/ints-baseline" \
-    --expect '^PASS' -- "$work/patterns" ints "$words" 2>"$work/baseline.err"; then
+if joined ints-baseline; then
     verdict v321-none-equals-unpatched "$(counters ints-baseline | wc -l) counter lines, cycles $(grep -m1 -oP '^gpu_tot_sim_cycle = \K[0-9]+' "$work/ints-baseline/sim.log")" \
         cmp -s <(counters ints-baseline) <(counters ints-none)
     # From the first kernel's statistics on: v3.2.1 also prints its temp file
@@ -129,18 +138,21 @@ else
     verdict v321-slc-approximates "the none run or the profile failed: $(tail -n 1 "$work/floats-trace.err")" false
 fi
 
+# Rodinia bfs under each codec; backprop (floats, two kernels; ~80 s a run)
+# under mag_bdi only: none and e2mc16 on v3.2.1 are the runs above and bfs's.
+rodinia_runs=(bfs-none bfs-mag_bdi bfs-e2mc16 backprop-mag_bdi)
 if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
-    for bench in bfs backprop; do
-        for codec in "${codecs[@]}"; do
-            name="$bench-$codec"
-            if "$memzip" bench run "rodinia/$bench" --codec "$codec" --preset tiny \
-                --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
-                verdict "v321-rodinia-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
-                    test "$(total "$name" 't["verify"]["failures"]')" -eq 0
-            else
-                verdict "v321-rodinia-$name" "$(tail -n 1 "$work/$name.err")" false
-            fi
-        done
+    for name in "${rodinia_runs[@]}"; do
+        spawn "$name" "$memzip" bench run "rodinia/${name%-*}" --codec "${name##*-}" --preset tiny \
+            --out "$work/$name" "${options[@]}" 2>"$work/$name.err"
+    done
+    for name in "${rodinia_runs[@]}"; do
+        if joined "$name"; then
+            verdict "v321-rodinia-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+                test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+        else
+            verdict "v321-rodinia-$name" "$(tail -n 1 "$work/$name.err")" false
+        fi
     done
 else
     echo "SKIP v3.2.1 rodinia runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
@@ -151,6 +163,7 @@ fi
 # PTX (barrier.sync, atomics, ptxas' constant-bank lines) of the port.
 other_suites=("cuda-samples/transpose MEMZIP_CUDA_SAMPLES_REPO NVIDIA/cuda-samples"
     "lonestar/bfs MEMZIP_LONESTAR_REPO accel-sim/gpu-app-collection")
+other_runs=()
 for entry in "${other_suites[@]}"; do
     read -r bench repo_var upstream <<<"$entry"
     suite=${bench%%/*}
@@ -159,8 +172,12 @@ for entry in "${other_suites[@]}"; do
         continue
     fi
     name="${bench//\//-}-mag_bdi"
-    if "$memzip" bench run "$bench" --codec mag_bdi --preset tiny \
-        --out "$work/$name" "${options[@]}" 2>"$work/$name.err"; then
+    other_runs+=("$name")
+    spawn "$name" "$memzip" bench run "$bench" --codec mag_bdi --preset tiny \
+        --out "$work/$name" "${options[@]}" 2>"$work/$name.err"
+done
+for name in "${other_runs[@]}"; do
+    if joined "$name"; then
         verdict "v321-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0
     else
