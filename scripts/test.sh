@@ -19,6 +19,8 @@
 #     the real benchmarks at the tiny preset, per suite whose source is
 #     available (one SKIP line per missing suite).
 # At the end (also after a failure), a table of each suite's wall time.
+# The simulator and benchmark suites run MEMZIP_TEST_JOBS simulations at once
+# (default: the machine's cores; tests/sim/helpers.sh, spawn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
