@@ -138,21 +138,31 @@ else
     verdict v321-slc-approximates "the none run or the profile failed: $(tail -n 1 "$work/floats-trace.err")" false
 fi
 
+# bench_start RUN BENCH CODEC: starts BENCH's tiny run (spawn); bench_verdict
+# VERDICT RUN waits for it: output checked, 0 verify failures.
+bench_start() {
+    spawn "$1" "$memzip" bench run "$2" --codec "$3" --preset tiny \
+        --out "$work/$1" "${options[@]}" 2>"$work/$1.err"
+}
+bench_verdict() {
+    local name=$2
+    if joined "$name"; then
+        verdict "$1" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+    else
+        verdict "$1" "$(tail -n 1 "$work/$name.err")" false
+    fi
+}
+
 # Rodinia bfs under each codec; backprop (floats, two kernels; ~80 s a run)
 # under mag_bdi only: none and e2mc16 on v3.2.1 are the runs above and bfs's.
 rodinia_runs=(bfs-none bfs-mag_bdi bfs-e2mc16 backprop-mag_bdi)
 if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
     for name in "${rodinia_runs[@]}"; do
-        spawn "$name" "$memzip" bench run "rodinia/${name%-*}" --codec "${name##*-}" --preset tiny \
-            --out "$work/$name" "${options[@]}" 2>"$work/$name.err"
+        bench_start "$name" "rodinia/${name%-*}" "${name##*-}"
     done
     for name in "${rodinia_runs[@]}"; do
-        if joined "$name"; then
-            verdict "v321-rodinia-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
-                test "$(total "$name" 't["verify"]["failures"]')" -eq 0
-        else
-            verdict "v321-rodinia-$name" "$(tail -n 1 "$work/$name.err")" false
-        fi
+        bench_verdict "v321-rodinia-$name" "$name"
     done
 else
     echo "SKIP v3.2.1 rodinia runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
@@ -173,16 +183,10 @@ for entry in "${other_suites[@]}"; do
     fi
     name="${bench//\//-}-mag_bdi"
     other_runs+=("$name")
-    spawn "$name" "$memzip" bench run "$bench" --codec mag_bdi --preset tiny \
-        --out "$work/$name" "${options[@]}" 2>"$work/$name.err"
+    bench_start "$name" "$bench" mag_bdi
 done
 for name in "${other_runs[@]}"; do
-    if joined "$name"; then
-        verdict "v321-$name" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
-            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
-    else
-        verdict "v321-$name" "$(tail -n 1 "$work/$name.err")" false
-    fi
+    bench_verdict "v321-$name" "$name"
 done
 
 echo "$passed passed, $failed failed"
