@@ -145,10 +145,11 @@ bench_start() {
         --out "$work/$1" "${options[@]}" 2>"$work/$1.err"
 }
 bench_verdict() {
-    local name=$2
+    local name=$2 failures
     if joined "$name"; then
-        verdict "$1" "tiny: output checked, verify failures $(total "$name" 't["verify"]["failures"]'), effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
-            test "$(total "$name" 't["verify"]["failures"]')" -eq 0
+        failures=$(total "$name" 't["verify"]["failures"]')
+        verdict "$1" "tiny: output checked, verify failures $failures, effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+            test "$failures" -eq 0
     else
         verdict "$1" "$(tail -n 1 "$work/$name.err")" false
     fi
