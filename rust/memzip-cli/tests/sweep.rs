@@ -42,6 +42,16 @@ fn write_runner(dir: &Path) -> PathBuf {
     path
 }
 
+/// `env VAR=FILE bash SCRIPT`: a runner command line that tells the fake
+/// runner which file it records its calls in.
+fn bash_recording(var: &str, file: &Path, script: &Path) -> Vec<String> {
+    vec!["env".into(), format!("{var}={}", file.display()), "bash".into(), script.display().to_string()]
+}
+
+/// The first lines of a runner that only needs --codec ($c) and --out ($o).
+const CODEC_AND_OUT: &str = "#!/usr/bin/env bash\n\
+    while (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n";
+
 fn write_spec(dir: &Path, codecs: &[&str]) -> PathBuf {
     let codecs: Vec<String> = codecs.iter().map(|c| format!("\"{c}\"")).collect();
     let spec = format!(
@@ -135,12 +145,7 @@ fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
     // The fake runner records the benchmark and preset it was given.
     let runners = Runners {
         program: vec!["false".into()],
-        benchmark: vec![
-            "env".into(),
-            format!("COUNT={}", dir.join("count").display()),
-            "bash".into(),
-            write_runner(&dir).to_string_lossy().into_owned(),
-        ],
+        benchmark: bash_recording("COUNT", &dir.join("count"), &write_runner(&dir)),
         timeout: None,
     };
     let out = dir.join("results");
@@ -157,13 +162,7 @@ fn failures_are_recorded_and_retried() {
     let count = dir.join("count");
     let runs: Vec<PlannedRun> = expand(&load_spec(&write_spec(&dir, &["none", "bad"])).unwrap(), &dir).unwrap();
     let out = dir.join("results");
-    let runner_cmd = vec![
-        "env".to_string(),
-        format!("COUNT={}", count.display()),
-        "bash".to_string(),
-        runner.to_string_lossy().into_owned(),
-    ];
-    let runner_cmd = Runners::single(runner_cmd);
+    let runner_cmd = Runners::single(bash_recording("COUNT", &count, &runner));
     let outcome = sweep(&runs, &out, &runner_cmd, 2).unwrap();
     assert_eq!((outcome.skipped, outcome.succeeded), (0, 3));
     assert_eq!(outcome.failed.len(), 3);
@@ -448,8 +447,9 @@ fn runs_start_in_the_spec_order() {
     let runner = dir.join("order.sh");
     fs::write(
         &runner,
-        "#!/usr/bin/env bash\nwhile (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n\
-         echo \"$c\" >> \"$STARTS\"; sleep 0.3; mkdir -p \"$o\"; echo '{}' > \"$o/run.json\"\n",
+        format!(
+            "{CODEC_AND_OUT}echo \"$c\" >> \"$STARTS\"; sleep 0.3; mkdir -p \"$o\"; echo '{{}}' > \"$o/run.json\"\n"
+        ),
     )
     .unwrap();
     let codecs = ["none", "bdi", "mag_bdi", "fpc", "cpack", "cpack_z", "e2mc16", "bpc"];
@@ -459,16 +459,8 @@ fn runs_start_in_the_spec_order() {
         .unwrap();
     let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
     let starts = dir.join("starts");
-    let runners = Runners {
-        program: vec![
-            "env".into(),
-            format!("STARTS={}", starts.display()),
-            "bash".into(),
-            runner.display().to_string(),
-        ],
-        benchmark: vec!["false".into()],
-        timeout: None,
-    };
+    let runners =
+        Runners { program: bash_recording("STARTS", &starts, &runner), benchmark: vec!["false".into()], timeout: None };
     let outcome = sweep(&runs, &dir.join("out"), &runners, 2).unwrap();
     assert_eq!(outcome.succeeded, codecs.len());
     let started: Vec<String> = fs::read_to_string(&starts).unwrap().lines().map(String::from).collect();
@@ -487,25 +479,18 @@ fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
     let runner = dir.join("meanwhile.sh");
     fs::write(
         &runner,
-        "#!/usr/bin/env bash\nwhile (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n\
-         echo \"$c\" >> \"$STARTS\"; mkdir -p \"$o\"; echo '{}' > \"$o/run.json\"\n\
-         if [[ $c == none ]]; then mkdir -p \"$(dirname \"$o\")/p-fpc\"; echo '{}' > \"$(dirname \"$o\")/p-fpc/run.json\"; fi\n",
+        format!(
+            "{CODEC_AND_OUT}echo \"$c\" >> \"$STARTS\"; mkdir -p \"$o\"; echo '{{}}' > \"$o/run.json\"\n\
+             if [[ $c == none ]]; then mkdir -p \"$(dirname \"$o\")/p-fpc\"; echo '{{}}' > \"$(dirname \"$o\")/p-fpc/run.json\"; fi\n"
+        ),
     )
     .unwrap();
     let spec = dir.join("spec.json");
     fs::write(&spec, r#"{"runs": [{"name": "p", "argv": ["x"], "codecs": ["none", "bdi", "fpc"]}]}"#).unwrap();
     let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
     let starts = dir.join("starts");
-    let runners = Runners {
-        program: vec![
-            "env".into(),
-            format!("STARTS={}", starts.display()),
-            "bash".into(),
-            runner.display().to_string(),
-        ],
-        benchmark: vec!["false".into()],
-        timeout: None,
-    };
+    let runners =
+        Runners { program: bash_recording("STARTS", &starts, &runner), benchmark: vec!["false".into()], timeout: None };
     let outcome = sweep(&runs, &dir.join("out"), &runners, 1).unwrap();
     assert_eq!((outcome.skipped, outcome.succeeded, outcome.failed.len()), (1, 2, 0));
     assert_eq!(fs::read_to_string(&starts).unwrap(), "none\nbdi\n", "fpc never started");
@@ -518,12 +503,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
     let count = dir.join("count");
     let runners = Runners {
         program: vec!["false".into()],
-        benchmark: vec![
-            "env".into(),
-            format!("COUNT={}", count.display()),
-            "bash".into(),
-            write_runner(&dir).display().to_string(),
-        ],
+        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
         timeout: None,
     };
     // A study: none with a trace, mag_bdi without.
