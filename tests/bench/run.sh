@@ -201,8 +201,7 @@ verdict values-heartwall "every frame's coordinates, one per line" \
 verdict gen-heartwall-sizes-refused "search 10 around a 5 template refused" fails python3 "$gen/heartwall_video.py" make --frames 3 --seed 1 --template 5 --search 10 --out "$work/hw.avi" --shifts "$work/hw.s"
 verdict gen-heartwall-sizes-tiny "tiny's 4 / 10 / 4 accepted, sizes written" eval 'python3 "$gen/heartwall_video.py" make --frames 2 --seed 1 --template 4 --search 10 --max-move 4 --out "$work/hw.avi" --shifts "$work/hw.s" --sizes "$work/hw.sizes" && [[ "$(cat "$work/hw.sizes")" == "4 10 4" ]]'
 # A benchmark run's PASS/FAIL line quotes its output check's last line
-# whole: hotspot's ends "largest error 5.37e-04 K; ...", past any fixed width.
-check_summary() { tail -n 1 "$1/check.log" 2>/dev/null || true; }
+# whole (helpers.sh, check_summary), past any fixed width.
 mkdir -p "$work/summary"
 long="hotspot_grid: 65536 temperatures equal the host reference within 0.001 K (largest error 5.37e-04 K; 65436 cells changed by more than that)"
 printf 'noise\n%s\n' "$long" >"$work/summary/check.log"
@@ -283,34 +282,19 @@ have_suite() {
     echo "SKIP $1 benchmarks: no source (set $2 to a clone or mirror)"
     return 1
 }
-# verify_failures RUN: the run's total -memzip_verify failures (stats.json).
-verify_failures() {
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["verify"]["failures"])' "$1/stats.json"
-}
 # bench_run NAME CODEC: starts the benchmark at the tiny preset with verify
-# on (helpers.sh, spawn: two runs at a time; `memzip bench run` builds and
-# makes inputs under a lock per suite); bench_checks waits for every started
-# run, in order: each must pass its output check with 0 verify failures.
+# on (helpers.sh, tiny_run: two runs at a time); bench_checks waits for every
+# started run, in order: each must pass its output check with 0 verify failures.
 started_runs=()
 bench_run() {
-    local run="${1//\//-}-$2"
     started_runs+=("$1 $2")
-    spawn "$run" "$memzip" bench run "$1" --codec "$2" --preset tiny --out "$work/$run" \
-        --set "-memzip_verify 1" 2>"$work/$run.err"
+    tiny_run "${1//\//-}-$2" "$1" "$2" --set "-memzip_verify 1"
 }
 bench_checks() {
-    local entry name codec run fails checked
+    local entry name codec
     for entry in "${started_runs[@]}"; do
         read -r name codec <<<"$entry"
-        run="${name//\//-}-$codec"
-        if joined "$run"; then
-            fails=$(verify_failures "$work/$run")
-            checked=$(check_summary "$work/$run")
-            verdict "$name-tiny-$codec" "${checked:-check passed}; verify failures $fails" \
-                test "$fails" -eq 0
-        else
-            verdict "$name-tiny-$codec" "$(tail -n 1 "$work/$run.err")" false
-        fi
+        tiny_verdict "$name-tiny-$codec" "${name//\//-}-$codec"
     done
     started_runs=()
 }
@@ -361,8 +345,8 @@ if ((rodinia)); then
         --set "-memzip_trace trace.zst" 2>/dev/null || true
     if "$memzip" bench run rodinia/bfs --codec e2mc16 --preset tiny --e2mc offline \
         --out "$work/bfs-offline" --set "-memzip_verify 1" 2>"$work/bfs-offline.err"; then
-        fails=$(verify_failures "$work/bfs-offline")
-        cr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["effective_compression_ratio"])' "$work/bfs-offline/stats.json")
+        fails=$(total bfs-offline 't["verify"]["failures"]')
+        cr=$(total bfs-offline 't["effective_compression_ratio"]')
         verdict rodinia-bfs-e2mc16-offline-from-none-trace \
             "tables: $(ls "$tables" | grep -c 'json$'); effective CR $cr; verify failures $fails" \
             eval '[[ -f "$tables/e2mc16.json" ]] && ! grep -q "profiling run" "$work/bfs-offline.err" &&
@@ -402,12 +386,13 @@ if ((parboil)); then
         date +%N >"$MEMZIP_CACHE/benchmarks/inputs/parboil/spmv/tiny/reference-timing.log"
         "$memzip" bench run parboil/spmv --codec e2mc16 --preset tiny --e2mc offline \
             --out "$work/spmv-offline3" --set "-memzip_verify 1" 2>"$work/spmv-offline3.err" || true
+        fails=$(total spmv-offline 't["verify"]["failures"]')
         verdict parboil-spmv-e2mc16-offline-profiling-run \
-            "profiling run, then none for a regenerated identical input nor a new log beside it; verify failures $(verify_failures "$work/spmv-offline")" \
+            "profiling run, then none for a regenerated identical input nor a new log beside it; verify failures $fails" \
             eval 'grep -q "profiling run" "$work/spmv-offline.err" && [[ -f "$spmv_tables/profile-run/result.bin" ]] &&
                 ! grep -q "profiling run" "$work/spmv-offline2.err" && grep -q "output correct" "$work/spmv-offline2.err" &&
                 ! grep -q "profiling run" "$work/spmv-offline3.err" && grep -q "output correct" "$work/spmv-offline3.err" &&
-                (($(verify_failures "$work/spmv-offline") == 0))'
+                ((fails == 0))'
     else
         verdict parboil-spmv-e2mc16-offline-profiling-run "$(tail -n 1 "$work/spmv-offline.err")" false
     fi

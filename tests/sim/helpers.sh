@@ -62,6 +62,31 @@ t = json.load(open(sys.argv[1]))["total"]
 print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
 }
 
+# tiny_run RUN BENCH CODEC [memzip options...]: starts BENCH at the tiny preset
+# as RUN (spawn; `memzip bench run` builds and makes inputs under a lock per
+# suite, and exits non-zero when the output check fails). tiny_verdict NAME RUN
+# waits for it: the output check passed and -memzip_verify found 0 failures.
+tiny_run() {
+    local run=$1 bench=$2 codec=$3
+    shift 3
+    spawn "$run" "$memzip" bench run "$bench" --codec "$codec" --preset tiny \
+        --out "$work/$run" "$@" 2>"$work/$run.err"
+}
+tiny_verdict() {
+    local name=$1 run=$2 failures checked
+    if joined "$run"; then
+        failures=$(total "$run" 't["verify"]["failures"]')
+        checked=$(check_summary "$work/$run")
+        verdict "$name" "${checked:-output check passed}; verify failures $failures, effective CR $(total "$run" 'round(t["effective_compression_ratio"] or 0, 3)')" \
+            test "$failures" -eq 0
+    else
+        verdict "$name" "$(tail -n 1 "$work/$run.err")" false
+    fi
+}
+# check_summary RUN_DIR: the last line of the run's output check, whole
+# (hotspot's ends "largest error 5.37e-04 K; ...", past any fixed width).
+check_summary() { tail -n 1 "$1/check.log" 2>/dev/null || true; }
+
 # The simulator's own counters that must not change under -memzip_codec none:
 # cycles, instructions, L2 totals and the DRAM statistics (totals, and per
 # channel: command/activity lines and the per-bank tables).

@@ -138,32 +138,15 @@ else
     verdict v321-slc-approximates "the none run or the profile failed: $(tail -n 1 "$work/floats-trace.err")" false
 fi
 
-# bench_start RUN BENCH CODEC: starts BENCH's tiny run (spawn); bench_verdict
-# VERDICT RUN waits for it: output checked, 0 verify failures.
-bench_start() {
-    spawn "$1" "$memzip" bench run "$2" --codec "$3" --preset tiny \
-        --out "$work/$1" "${options[@]}" 2>"$work/$1.err"
-}
-bench_verdict() {
-    local name=$2 failures
-    if joined "$name"; then
-        failures=$(total "$name" 't["verify"]["failures"]')
-        verdict "$1" "tiny: output checked, verify failures $failures, effective CR $(total "$name" 'round(t["effective_compression_ratio"] or 0, 3)')" \
-            test "$failures" -eq 0
-    else
-        verdict "$1" "$(tail -n 1 "$work/$name.err")" false
-    fi
-}
-
 # Rodinia bfs under each codec; backprop (floats, two kernels; ~80 s a run)
 # under mag_bdi only: none and e2mc16 on v3.2.1 are the runs above and bfs's.
 rodinia_runs=(bfs-none bfs-mag_bdi bfs-e2mc16 backprop-mag_bdi)
 if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
     for name in "${rodinia_runs[@]}"; do
-        bench_start "$name" "rodinia/${name%-*}" "${name##*-}"
+        tiny_run "$name" "rodinia/${name%-*}" "${name##*-}" "${options[@]}"
     done
     for name in "${rodinia_runs[@]}"; do
-        bench_verdict "v321-rodinia-$name" "$name"
+        tiny_verdict "v321-rodinia-$name" "$name"
     done
 else
     echo "SKIP v3.2.1 rodinia runs: no Rodinia source (set MEMZIP_RODINIA_REPO to a clone or mirror of yuhc/gpu-rodinia)"
@@ -184,10 +167,10 @@ for entry in "${other_suites[@]}"; do
     fi
     name="${bench//\//-}-mag_bdi"
     other_runs+=("$name")
-    bench_start "$name" "$bench" mag_bdi
+    tiny_run "$name" "$bench" mag_bdi "${options[@]}"
 done
 for name in "${other_runs[@]}"; do
-    bench_verdict "v321-$name" "$name"
+    tiny_verdict "v321-$name" "$name"
 done
 
 echo "$passed passed, $failed failed"
