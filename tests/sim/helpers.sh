@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Helpers of the simulator and benchmark tests (tests/sim/*.sh,
-# tests/bench/run.sh): source, then `start_suite NAME`.
+# Helpers of the simulator, benchmark and Slurm tests (tests/sim/*.sh,
+# tests/bench/run.sh, tests/slurm/run.sh): source, then `start_suite NAME`
+# (the Slurm test makes its own directory and only takes `verdict`).
 
 # start_suite NAME: $work, a fresh directory for the runs (removed at exit
 # unless MEMZIP_KEEP_RUNS=1), and the passed/failed counters at 0.

@@ -95,19 +95,9 @@ done
 echo "local Slurm $(sinfo --version | cut -d' ' -f2) up on $host, ports $port-$((port + 1))"
 
 # --- the test -----------------------------------------------------------------
+source "$MEMZIP_ROOT/tests/sim/helpers.sh"  # verdict
 passed=0
 failed=0
-verdict() {  # verdict NAME DETAIL CONDITION...
-    local name=$1 detail=$2
-    shift 2
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "PASS $name: $detail"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name: $detail"
-    fi
-}
 
 (cd "$MEMZIP_ROOT" && cargo build --release --locked -q -p memzip-cli)
 memzip="${CARGO_TARGET_DIR:-$MEMZIP_ROOT/target}/release/memzip"
