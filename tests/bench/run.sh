@@ -285,16 +285,17 @@ have_suite() {
 # bench_run NAME CODEC: starts the benchmark at the tiny preset with verify
 # on (helpers.sh, tiny_run: two runs at a time); bench_checks waits for every
 # started run, in order: each must pass its output check with 0 verify failures.
-started_runs=()
+started_runs=()  # "VERDICT RUN" pairs
 bench_run() {
-    started_runs+=("$1 $2")
-    tiny_run "${1//\//-}-$2" "$1" "$2" --set "-memzip_verify 1"
+    local run="${1//\//-}-$2"
+    started_runs+=("$1-tiny-$2 $run")
+    tiny_run "$run" "$1" "$2" --set "-memzip_verify 1"
 }
 bench_checks() {
-    local entry name codec
+    local entry name run
     for entry in "${started_runs[@]}"; do
-        read -r name codec <<<"$entry"
-        tiny_verdict "$name-tiny-$codec" "${name//\//-}-$codec"
+        read -r name run <<<"$entry"
+        tiny_verdict "$name" "$run"
     done
     started_runs=()
 }
