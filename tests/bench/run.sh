@@ -275,10 +275,10 @@ else
     verdict bench-list "memzip bench list: $list" false
 fi
 
-# have_suite SUITE ENV_VAR: the suite's source is available (env var or the
-# clone an earlier benchmark run left in the cache); else one SKIP line.
+# have_suite SUITE ENV_VAR: the suite's source is available (helpers.sh,
+# suite_source); else one SKIP line.
 have_suite() {
-    [[ -n "${!2:-}" || -d "$MEMZIP_CACHE/benchmarks/src/$1/.git" ]] && return 0
+    suite_source "$1" "$2" && return 0
     echo "SKIP $1 benchmarks: no source (set $2 to a clone or mirror)"
     return 1
 }

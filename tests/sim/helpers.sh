@@ -84,6 +84,11 @@ tiny_verdict() {
         verdict "$name" "$(tail -n 1 "$work/$run.err")" false
     fi
 }
+# suite_source SUITE ENV_VAR: the suite's source can be had: ENV_VAR names a
+# clone or mirror, or an earlier benchmark run left its clone in the cache.
+suite_source() {
+    [[ -n "${!2:-}" || -d "$MEMZIP_CACHE/benchmarks/src/$1/.git" ]]
+}
 # check_summary RUN_DIR: the last line of the run's output check, whole
 # (hotspot's ends "largest error 5.37e-04 K; ...", past any fixed width).
 check_summary() { tail -n 1 "$1/check.log" 2>/dev/null || true; }

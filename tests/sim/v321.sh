@@ -26,7 +26,7 @@ if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" ]]; then
     fi
 fi
 
-source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines
+source "$(dirname "$0")/helpers.sh"  # verdict, total, counters, stat_lines, suite_source
 start_suite v321test
 
 step "build gpgpu-sim v3.2.1 with memzip and unpatched"
@@ -141,7 +141,7 @@ fi
 # Rodinia bfs under each codec; backprop (floats, two kernels; ~80 s a run)
 # under mag_bdi only: none and e2mc16 on v3.2.1 are the runs above and bfs's.
 rodinia_runs=(bfs-none bfs-mag_bdi bfs-e2mc16 backprop-mag_bdi)
-if [[ -n "${MEMZIP_RODINIA_REPO:-}" || -d "$MEMZIP_CACHE/benchmarks/src/rodinia/.git" ]]; then
+if suite_source rodinia MEMZIP_RODINIA_REPO; then
     for name in "${rodinia_runs[@]}"; do
         tiny_run "$name" "rodinia/${name%-*}" "${name##*-}" "${options[@]}"
     done
@@ -161,7 +161,7 @@ other_runs=()
 for entry in "${other_suites[@]}"; do
     read -r bench repo_var upstream <<<"$entry"
     suite=${bench%%/*}
-    if [[ -z "${!repo_var:-}" && ! -d "$MEMZIP_CACHE/benchmarks/src/$suite/.git" ]]; then
+    if ! suite_source "$suite" "$repo_var"; then
         echo "SKIP v3.2.1 $bench run: no $suite source (set $repo_var to a clone or mirror of $upstream)"
         continue
     fi
