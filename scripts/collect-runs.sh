@@ -13,9 +13,11 @@
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
 # in here from sim.log for runs made before their record had it), and so are
 # the kernels launched, each kernel's DRAM work and tRRD (`kernel_launches`,
-# `kernel_dram`, `dram_rrd`; filled in likewise). A run already
-# in TO_DIR keeps its files; only small files it lacks are added (analyses
-# redone later with `memzip bench analyze`; a power report only if it has none).
+# `kernel_dram`, `dram_rrd`; filled in likewise), and what the cores waited on
+# memory (`fetch_latency_cycles`, `dram_full_stalls`). A run already in TO_DIR
+# keeps its files; only small files it lacks are added (analyses redone later
+# with `memzip bench analyze`; a power report only if it has none), and the
+# fields above its run.json lacks, from the sim.log in FROM_DIR.
 # `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -47,22 +49,12 @@ has_file() {
     fi
 }
 
-collected=0 added=0
-for run in "$from"/*/; do
-    run=${run%/}
-    id=$(basename "$run")
-    [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
-    if [[ -e "$to/$id" ]]; then
-        for file in $(small_files "$run"); do
-            has_file "$to/$id" "$file" || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
-        done
-        continue
-    fi
-    mkdir -p "$to/.collect-$id"
-    for file in $(small_files "$run"); do
-        cp "$run/$file" "$to/.collect-$id/$file"
-    done
-    python3 - "$to/.collect-$id/run.json" "$run/sim.log" <<'EOF'
+# fill_run_json RUN_JSON SIM_LOG: adds to RUN_JSON the fields of SIM_LOG it
+# lacks (prints `filled` when it added one), unless the log's cycles are not
+# the run's (a rerun's log), and strips this machine's trace paths from the
+# analyses beside it.
+fill_run_json() {
+    python3 - "$1" "$2" <<'EOF'
 import json, re, sys
 from pathlib import Path
 path, log = sys.argv[1], sys.argv[2]
@@ -79,6 +71,8 @@ except FileNotFoundError:
     text = ""
 changed = False
 totals = re.findall(r"^\s*gpu_tot_sim_cycle\s*=\s*(\d+)\s*$", text, re.M)
+if totals and run.get("cycles") is not None and int(totals[-1]) != run["cycles"]:
+    sys.exit(0)  # a log of another simulation (a rerun): it says nothing of this run
 if run.get("cycles") is None and totals:
     run["cycles"] = int(totals[-1])
     changed = True
@@ -127,10 +121,40 @@ if text and "kernel_launches" not in run:
     if rrd is not None:
         run["dram_rrd"] = rrd
         changed = True
+# What the cores waited on memory (memzip-study's sim_log.rs, MemoryWait):
+# gpgpu-sim prints averagemflatency and gpu_stall_dramfull after every kernel
+# from sums over the whole run, so the last value printed is the run's.
+for key, counter in (("fetch_latency_cycles", "averagemflatency"), ("dram_full_stalls", "gpu_stall_dramfull")):
+    values = re.findall(rf"^\s*{counter}\s*=\s*(\d+)\s*$", text, re.M)
+    if key not in run and values:
+        run[key] = int(values[-1])
+        changed = True
 if changed:
     open(path, "w").write(json.dumps(run, indent=2) + "\n")
+    print("filled")
 EOF
+}
+
+collected=0 added=0 filled=0
+for run in "$from"/*/; do
+    run=${run%/}
+    id=$(basename "$run")
+    [[ "$id" != .tmp-* && "$id" != *.failed && -f "$run/run.json" ]] || continue
+    if [[ -e "$to/$id" ]]; then
+        for file in $(small_files "$run"); do
+            has_file "$to/$id" "$file" || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
+        done
+        if [[ -f "$to/$id/run.json" && -n "$(fill_run_json "$to/$id/run.json" "$run/sim.log")" ]]; then
+            filled=$((filled + 1))
+        fi
+        continue
+    fi
+    mkdir -p "$to/.collect-$id"
+    for file in $(small_files "$run"); do
+        cp "$run/$file" "$to/.collect-$id/$file"
+    done
+    fill_run_json "$to/.collect-$id/run.json" "$run/sim.log" >/dev/null
     mv "$to/.collect-$id" "$to/$id"
     collected=$((collected + 1))
 done
-log "collected $collected run(s) into $to; added $added file(s) to runs already there"
+log "collected $collected run(s) into $to; added $added file(s) to runs already there; filled in the run.json of $filled"

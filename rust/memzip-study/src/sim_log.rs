@@ -1,5 +1,6 @@
 //! What runs read from `sim.log`, the simulator's output: the cycles, the
-//! kernels launched and each kernel's DRAM work. gpgpu-sim prints
+//! kernels launched, each kernel's DRAM work and how long memory made the
+//! cores wait. gpgpu-sim prints
 //! `gpu_tot_sim_cycle = N`, the running total, after every kernel; the last
 //! one is the run's cycle count, and the steps from one to the next are the
 //! kernels' durations.
@@ -111,6 +112,43 @@ pub struct KernelSummary {
     /// cycles, from the option dump's `-gpgpu_dram_timing_opt` (v3.2.1's
     /// `DRAM[i]: ... tRRD=` line prints tCCD in its place).
     pub rrd_cycles: Option<u64>,
+    /// What the cores waited on memory over the whole run, when the log says.
+    pub memory_wait: MemoryWait,
+}
+
+/// gpgpu-sim's whole-run counters of waiting on memory: what a speedup short
+/// of its bus bound is left waiting on once compression frees the bus
+/// (benchmarks/reproduction.md, the remaining gap). Both simulators print
+/// them after every kernel from sums reset only when the simulator is built,
+/// so the last value printed covers the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryWait {
+    /// The mean core cycles from a memory fetch's creation to its return to
+    /// the core (`averagemflatency`): queues, DRAM and both interconnect trips.
+    pub fetch_latency_cycles: Option<u64>,
+    /// Memory sub-partition cycles in which the sub-partition's input was too
+    /// full to take a request from the interconnect (`gpu_stall_dramfull`):
+    /// the DRAM queues backing up into the interconnect.
+    pub dram_full_stalls: Option<u64>,
+}
+
+impl MemoryWait {
+    /// Takes a log line's value if it is one of the counters (the later line wins).
+    fn read_line(&mut self, line: &str) -> Result<(), String> {
+        let counter = |prefix: &str| -> Result<Option<u64>, String> {
+            let Some(value) = line.strip_prefix(prefix).and_then(|rest| rest.trim_start().strip_prefix('=')) else {
+                return Ok(None);
+            };
+            let value = value.trim();
+            value.parse().map(Some).map_err(|_| format!("`{prefix} = {value}` is not a count"))
+        };
+        if let Some(latency) = counter("averagemflatency")? {
+            self.fetch_latency_cycles = Some(latency);
+        } else if let Some(stalls) = counter("gpu_stall_dramfull")? {
+            self.dram_full_stalls = Some(stalls);
+        }
+        Ok(())
+    }
 }
 
 /// The kernels of a simulator log. gpgpu-sim prints, after every kernel, its
@@ -119,7 +157,8 @@ pub struct KernelSummary {
 /// [n_wr_bk=B] ... bw_util=U`); a kernel's DRAM work is the step of their sums
 /// over the channels from the previous kernel's. The commands are counted
 /// rather than `bw_util` used, as it is printed with 4 digits: the data bus
-/// is busy one burst per command.
+/// is busy one burst per command. The last [`MemoryWait`] counters printed
+/// are the run's.
 pub fn kernel_summary(log: &Path) -> Result<KernelSummary, RunError> {
     let file = open_log(log)?;
     let mut summary = KernelSummary::default();
@@ -141,6 +180,8 @@ pub fn kernel_summary(log: &Path) -> Result<KernelSummary, RunError> {
             }
         } else if let Some(option) = line.strip_prefix("-gpgpu_dram_timing_opt") {
             summary.rrd_cycles = rrd_of_timing_option(option);
+        } else {
+            summary.memory_wait.read_line(line).map_err(|e| RunError::malformed(format!("{}: {e}", log.display())))?;
         }
     }
     let mut previous = KernelDram::default();
@@ -207,8 +248,15 @@ mod tests {
         let channel = |cmd: u64, rd: u64, wb: u64| {
             format!("n_cmd={cmd} n_nop=1 n_act=3 n_pre=1 n_ref_event=0 n_req=9 n_rd={rd} n_rd_L2_A=1 n_write=0 n_wr_bk={wb} bw_util=0.6554\n")
         };
+        // The memory-wait counters as gpgpu-sim prints them, running sums.
         let kernel = |uid: u64, tot: u64, channels: String| {
-            format!("kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}")
+            format!(
+                "kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\ngpu_stall_dramfull = {}\n\
+                 gpu_stall_icnt2sh    = 5\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}maxmflatency = 1553 \n\
+                 averagemflatency = {} \n",
+                40 * uid,
+                300 + uid
+            )
         };
         "-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=12:RCD=24:RAS=56:RP=24:RC=80: CL=24:WL=8 # DRAM timing\n".to_string()
             + &kernel(1, 100, channel(1000, 300, 99) + &channel(1000, 200, 99))
@@ -234,6 +282,8 @@ mod tests {
         // The option's RRD, not the DRAM line's (which v3.2.1 prints swapped with tCCD).
         assert_eq!(summary.rrd_cycles, Some(12));
         assert_eq!(summary.kernel_dram[0].utilization(2.0), Some(0.7));
+        // The last kernel's memory-wait counters: the whole run's.
+        assert_eq!(summary.memory_wait, MemoryWait { fetch_latency_cycles: Some(302), dram_full_stalls: Some(80) });
         // Counters that go back are an error naming the log.
         std::fs::write(&log, two_kernel_log().replace("n_cmd=2500", "n_cmd=500")).unwrap();
         let err = kernel_summary(&log).unwrap_err().to_string();
@@ -241,6 +291,17 @@ mod tests {
         std::fs::write(&log, two_kernel_log().replace("n_rd=500", "n_rd=x")).unwrap();
         let err = kernel_summary(&log).unwrap_err().to_string();
         assert!(err.contains("`n_rd=x` is not a count"), "{err}");
+        std::fs::write(&log, two_kernel_log().replace("averagemflatency = 302", "averagemflatency = -1")).unwrap();
+        let err = kernel_summary(&log).unwrap_err().to_string();
+        assert!(err.contains("sim.log") && err.contains("`averagemflatency = -1` is not a count"), "{err}");
+        // A log without them (a simulation stopped early) has none.
+        let without: String = two_kernel_log()
+            .lines()
+            .filter(|l| !l.contains("mflatency") && !l.contains("stall"))
+            .map(|l| l.to_string() + "\n")
+            .collect();
+        std::fs::write(&log, without).unwrap();
+        assert_eq!(kernel_summary(&log).unwrap().memory_wait, MemoryWait::default());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -167,6 +167,8 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
         kernel_launches: kernels.as_ref().map(|k| k.kernel_launches),
         kernel_dram: kernels.as_ref().map(|k| k.kernel_dram.iter().map(|d| [d.dram_cycles, d.commands]).collect()),
         dram_rrd: kernels.as_ref().and_then(|k| k.rrd_cycles),
+        fetch_latency_cycles: kernels.as_ref().and_then(|k| k.memory_wait.fetch_latency_cycles),
+        dram_full_stalls: kernels.as_ref().and_then(|k| k.memory_wait.dram_full_stalls),
     };
     record.write(&out)?;
     Ok(record)

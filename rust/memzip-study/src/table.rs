@@ -8,12 +8,16 @@
 //! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
 //! activation bound, and the share of that gain the run took), and the
 //! kernels the run launched, flagged when they are not its `none` run's (a
-//! program whose iteration count follows its timing did other work).
+//! program whose iteration count follows its timing did other work). When
+//! the simulator's log said, what the cores waited on memory: the mean fetch
+//! latency and the DRAM-full stalls (what a speedup short of its bus bound
+//! is left waiting on).
 
 use std::path::PathBuf;
 
 use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::run::{load_run, Medium, Run, RunError};
+use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// A run next to its program's `none` run.
@@ -164,10 +168,18 @@ fn output_error_cell(run: &Run) -> String {
     run.output_error.map_or_else(|| "-".to_string(), |e| format!("{:.3}%", 100.0 * e.mean_relative_error))
 }
 
-/// The table's cells, shared by the text and markdown forms. The whole-GPU
-/// columns appear when some run had the simulator's power model on, the
-/// output error when some run's benchmark marks approximable data.
+/// Whether some run has the memory-wait counters (runs committed before
+/// they were recorded have none): their columns appear only then.
+fn with_memory_wait(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.run.memory_wait != MemoryWait::default())
+}
+
+/// The table's cells, shared by the text and markdown forms. The memory-wait
+/// columns appear when some run has them, the whole-GPU columns when some run
+/// had the simulator's power model on, the output error when some run's
+/// benchmark marks approximable data.
 fn cell_table(rows: &[Row]) -> Table {
+    let with_memory_wait = with_memory_wait(rows);
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let medium = medium_name(rows);
@@ -194,6 +206,9 @@ fn cell_table(rows: &[Row]) -> Table {
         ("output", Align::Left),
         ("wall s", Align::Right),
     ];
+    if with_memory_wait {
+        columns.extend([("fetch cyc", Align::Right), ("DRAM-full stalls", Align::Right)]);
+    }
     if with_gpu_power {
         columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
     }
@@ -225,6 +240,10 @@ fn cell_table(rows: &[Row]) -> Table {
             output_cell(run.output_ok),
             fmt_opt(run.wall_seconds, 1),
         ];
+        if with_memory_wait {
+            let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+        }
         if with_gpu_power {
             cells.extend([
                 fmt_opt(run.gpu_total_pj().map(|pj| pj / 1e6), 3),
@@ -303,11 +322,15 @@ pub fn render_csv(rows: &[Row]) -> String {
     // Multi-GPU runs count fabric bytes in dram_bytes: a last column says
     // which, only when some run is one (older tables stay as they were).
     let with_medium = rows.iter().any(|r| r.run.medium != Medium::Dram);
-    // The output error likewise, when some run has one.
+    // The output error and the memory-wait counters likewise, when some run has them.
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
+    let with_memory_wait = with_memory_wait(rows);
     let mut header: Vec<String> = header.map(String::from).to_vec();
     if with_medium {
         header.push("medium".to_string());
+    }
+    if with_memory_wait {
+        header.extend(["fetch_latency_cycles", "dram_full_stalls"].map(String::from));
     }
     if with_output_error {
         header.extend(["output_mean_relative_error", "output_max_relative_error"].map(String::from));
@@ -354,6 +377,10 @@ pub fn render_csv(rows: &[Row]) -> String {
         if with_medium {
             cells.push(run.medium.name().to_string());
         }
+        if with_memory_wait {
+            let count = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_default();
+            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+        }
         if with_output_error {
             cells.push(number(run.output_error.map(|e| e.mean_relative_error)));
             cells.push(number(run.output_error.map(|e| e.max_relative_error)));
@@ -398,6 +425,7 @@ mod tests {
             kernel_launches: None,
             kernel_dram: None,
             rrd_cycles: None,
+            memory_wait: Default::default(),
         }
     }
 
@@ -500,6 +528,33 @@ mod tests {
         let csv = render_csv(&rows);
         assert!(csv.lines().next().unwrap().ends_with(",output_mean_relative_error,output_max_relative_error"));
         assert!(csv.lines().nth(2).unwrap().ends_with(",0.0123,0.5"), "{csv}");
+    }
+
+    #[test]
+    fn the_memory_wait_columns_appear_when_a_run_has_them() {
+        let plain = compare(vec![run("a", "none", 1000, 1000), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("fetch cyc"));
+        assert!(!render_csv(&plain).contains("fetch_latency_cycles"));
+        let waited = |codec: &str, latency: u64, stalls: u64| Run {
+            memory_wait: MemoryWait { fetch_latency_cycles: Some(latency), dram_full_stalls: Some(stalls) },
+            ..run("a", codec, 1000, 1000)
+        };
+        // scan on its compaction input under none and MAG-aware BDI (dev's sim.log).
+        let rows = compare(vec![waited("none", 1212, 398004), waited("mag_bdi", 472, 7428), run("a", "fpc", 990, 990)])
+            .unwrap();
+        let text = render_text(&rows);
+        let header = text.lines().next().unwrap();
+        assert!(header.contains("fetch cyc") && header.contains("DRAM-full stalls"), "{text}");
+        let last_two = |line: usize| -> Vec<String> {
+            let cells: Vec<String> = text.lines().nth(line).unwrap().split_whitespace().map(String::from).collect();
+            cells[cells.len() - 2..].to_vec()
+        };
+        assert_eq!(last_two(1), ["1212", "398004"], "{text}");
+        assert_eq!(last_two(3), ["-", "-"], "a run without them: {text}");
+        let csv = render_csv(&rows);
+        assert!(csv.lines().next().unwrap().ends_with(",timing_model,fetch_latency_cycles,dram_full_stalls"), "{csv}");
+        assert!(csv.lines().nth(2).unwrap().ends_with(",472,7428"), "{csv}");
+        assert!(csv.lines().nth(3).unwrap().ends_with(",,"), "{csv}");
     }
 
     #[test]

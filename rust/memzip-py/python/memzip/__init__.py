@@ -203,7 +203,10 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     the activation bound from its row activations x tRRD, the smaller of the
     two, and ``(speedup - 1) / (bound - 1)``), ``kernel_launches,
     kernel_launches_differ`` (True when the run launched another number of
-    kernels than its ``none`` run: other work), ``saturated_share`` (the share
+    kernels than its ``none`` run: other work), ``fetch_latency_cycles,
+    dram_full_stalls`` (gpgpu-sim's whole-run mean memory fetch latency in
+    core cycles and its DRAM-full stalls; None when the run did not record
+    them), ``saturated_share`` (the share
     of DRAM cycles in kernels that saturate the bus), ``dram_bytes,
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,

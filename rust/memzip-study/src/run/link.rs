@@ -115,6 +115,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         kernel_launches,
         kernel_dram: None,
         rrd_cycles: None,
+        memory_wait: Default::default(),
         output_error: None,
     })
 }

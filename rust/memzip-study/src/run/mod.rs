@@ -8,7 +8,8 @@
 //! - `sim.log`, the simulator's stdout; the last `gpu_tot_sim_cycle = N`
 //!   line is the run's cycle count (gpgpu-sim prints the running total after
 //!   every kernel), and it gives the kernels launched, each kernel's DRAM
-//!   work and tRRD ([`crate::sim_log::kernel_summary`]);
+//!   work, tRRD and the memory-wait counters
+//!   ([`crate::sim_log::kernel_summary`]);
 //! - optionally `run.json`, `{"codec", "program", "wall_seconds",
 //!   "output_ok", ...}` ([`RunJson`], written by `memzip run`), every field optional; a run
 //!   committed without its large `sim.log` keeps its cycles there; a
@@ -48,7 +49,7 @@ use fields::{field, not_a, not_a_count, optional, ratio_field, read_json, u64_fi
 use crate::bounds::DramCounters;
 pub use crate::error::RunError;
 use crate::power::{self, GpuEnergy};
-use crate::sim_log::{kernel_cycles, kernel_summary, last_total_cycles, rrd_of_timing_option, KernelDram};
+use crate::sim_log::{kernel_cycles, kernel_summary, last_total_cycles, rrd_of_timing_option, KernelDram, MemoryWait};
 
 /// A value the simulator's log of a run gives: from `sim.log` when the run
 /// directory has it, else `run.json`'s `key` (scripts/collect-runs.sh keeps it
@@ -133,20 +134,23 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         kernel_launches,
         kernel_dram,
         dram_rrd,
+        fetch_latency_cycles,
+        dram_full_stalls,
         ..
     } = RunJson::read(dir)?;
     // The log's kernels when the directory has it, else what run.json kept of them.
     let log = dir.join("sim.log");
-    let (kernel_launches, kernel_dram, rrd_cycles) = if log.is_file() {
+    let (kernel_launches, kernel_dram, rrd_cycles, memory_wait) = if log.is_file() {
         // A log that names no kernel (a test's stub) says nothing of them.
         let summary = kernel_summary(&log)?;
         let kernel_dram = (!summary.kernel_dram.is_empty()).then_some(summary.kernel_dram);
-        ((summary.kernel_launches > 0).then_some(summary.kernel_launches), kernel_dram, summary.rrd_cycles)
+        let launches = (summary.kernel_launches > 0).then_some(summary.kernel_launches);
+        (launches, kernel_dram, summary.rrd_cycles, summary.memory_wait)
     } else {
         let kernel_dram = kernel_dram.map(|kernels| {
             kernels.iter().map(|&[dram_cycles, commands]| KernelDram { dram_cycles, commands }).collect()
         });
-        (kernel_launches, kernel_dram, dram_rrd)
+        (kernel_launches, kernel_dram, dram_rrd, MemoryWait { fetch_latency_cycles, dram_full_stalls })
     };
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
@@ -189,6 +193,7 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         kernel_launches,
         kernel_dram,
         rrd_cycles,
+        memory_wait,
         output_error: output_error_of(dir)?,
     })
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::bounds::{self, DramCounters};
 use crate::output_error::OutputError;
 use crate::power::GpuEnergy;
-use crate::sim_log::KernelDram;
+use crate::sim_log::{KernelDram, MemoryWait};
 
 /// What a run directory holds: its stats, its run.json, its sweep record
 /// and, with the power model on, whole-GPU energy.
@@ -67,6 +67,10 @@ pub struct Run {
     /// lines; `None` when none says (the study's config has 12,
     /// [`crate::bounds::GTX580_MAG32_RRD_CYCLES`]).
     pub rrd_cycles: Option<u64>,
+    /// What its cores waited on memory (mean fetch latency, DRAM-full
+    /// stalls), from `sim.log` or `run.json`; empty for runs committed before
+    /// it was recorded and for multi-GPU runs.
+    pub memory_wait: MemoryWait,
     /// The error a lossy codec cost on the program's output (`run.json`'s
     /// `output_error`), for a run whose benchmark marks approximable data.
     pub output_error: Option<OutputError>,

@@ -60,6 +60,12 @@ pub struct RunJson {
     /// tRRD in DRAM command cycles (`-gpgpu_dram_timing_opt` of `sim.log`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dram_rrd: Option<u64>,
+    /// The run's mean memory fetch latency in core cycles and its DRAM-full
+    /// stalls ([`crate::sim_log::MemoryWait`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetch_latency_cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dram_full_stalls: Option<u64>,
 }
 
 impl RunJson {
@@ -90,6 +96,8 @@ impl RunJson {
             kernel_launches: optional(&run, "kernel_launches", &path, Value::as_u64, "a count")?,
             kernel_dram: optional(&run, "kernel_dram", &path, kernel_dram_of_json, "[[dram_cycles, commands], ...]")?,
             dram_rrd: optional(&run, "dram_rrd", &path, Value::as_u64, "a count")?,
+            fetch_latency_cycles: optional(&run, "fetch_latency_cycles", &path, Value::as_u64, "a count")?,
+            dram_full_stalls: optional(&run, "dram_full_stalls", &path, Value::as_u64, "a count")?,
         })
     }
 
@@ -189,11 +197,13 @@ mod tests {
             kernel_launches: Some(2),
             kernel_dram: Some(vec![[2000, 700], [3000, 1200]]),
             dram_rrd: Some(12),
+            fetch_latency_cycles: Some(346),
+            dram_full_stalls: Some(229),
             ..run
         };
         kernels.write(&dir).unwrap();
         let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
-        assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12\n}\n"), "{text}");
+        assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12,\n  \"fetch_latency_cycles\": 346,\n  \"dram_full_stalls\": 229\n}\n"), "{text}");
         assert_eq!(RunJson::read(&dir).unwrap(), kernels);
         fs::write(dir.join(RUN_JSON), "{\"kernel_dram\": [[1, 2, 3]]}").unwrap();
         let err = RunJson::read(&dir).unwrap_err().to_string();
