@@ -19,6 +19,12 @@ fn read_error(log: &Path, e: std::io::Error) -> RunError {
     RunError::io(format!("{}: read error: {e}", log.display()), e)
 }
 
+/// The value of a `name = value` line of the log (blanks around `=` and
+/// before the name allowed), if `line` is one.
+fn counter_value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.trim_start().strip_prefix(name)?.trim_start().strip_prefix('=').map(str::trim)
+}
+
 /// The last `gpu_tot_sim_cycle = N` of a simulator log.
 pub fn last_total_cycles(log: &Path) -> Result<u64, RunError> {
     let file = open_log(log)?;
@@ -27,13 +33,9 @@ pub fn last_total_cycles(log: &Path) -> Result<u64, RunError> {
     for line in BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| read_error(log, e))?;
         let line = String::from_utf8_lossy(&line);
-        let Some(rest) = line.trim_start().strip_prefix("gpu_tot_sim_cycle") else {
+        let Some(number) = counter_value(&line, "gpu_tot_sim_cycle") else {
             continue;
         };
-        let Some(number) = rest.trim_start().strip_prefix('=') else {
-            continue;
-        };
-        let number = number.trim();
         last = Some(number.parse::<u64>().map_err(|_| {
             RunError::malformed(format!("{}: `gpu_tot_sim_cycle = {number}` is not a cycle count", log.display()))
         })?);
@@ -52,11 +54,7 @@ pub fn last_cycle_count(log: &Path) -> Option<u64> {
     for line in BufReader::new(file).split(b'\n') {
         let line = line.ok()?;
         let line = String::from_utf8_lossy(&line);
-        let count = line
-            .trim()
-            .strip_prefix("gpu_tot_sim_cycle")
-            .and_then(|rest| rest.trim_start().strip_prefix('='))
-            .map(str::trim)
+        let count = counter_value(&line, "gpu_tot_sim_cycle")
             .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|n| n.parse().ok());
         last = count.or(last);
@@ -135,12 +133,10 @@ pub struct MemoryWait {
 impl MemoryWait {
     /// Takes a log line's value if it is one of the counters (the later line wins).
     fn read_line(&mut self, line: &str) -> Result<(), String> {
-        let counter = |prefix: &str| -> Result<Option<u64>, String> {
-            let Some(value) = line.strip_prefix(prefix).and_then(|rest| rest.trim_start().strip_prefix('=')) else {
-                return Ok(None);
-            };
-            let value = value.trim();
-            value.parse().map(Some).map_err(|_| format!("`{prefix} = {value}` is not a count"))
+        let counter = |name: &str| -> Result<Option<u64>, String> {
+            counter_value(line, name)
+                .map(|value| value.parse().map_err(|_| format!("`{name} = {value}` is not a count")))
+                .transpose()
         };
         if let Some(latency) = counter("averagemflatency")? {
             self.fetch_latency_cycles = Some(latency);
