@@ -23,6 +23,9 @@
 # (default: the machine's cores; tests/sim/helpers.sh, spawn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A test run builds once: incremental compilation's caches (~0.9 GB in
+# target/debug/incremental) would save nothing here but disk.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 # Each suite's wall time, printed as a table at the end (also when a suite
 # fails and stops the run: that one is marked).
@@ -58,6 +61,8 @@ print_suite_times() {
         printf '%7s  %s\n' "$(mm_ss "${suite_seconds[i]}")" "${suite_titles[i]}"
     done
     printf '%7s  %s\n' "$(mm_ss "$SECONDS")" "total"
+    # The build's disk use, to see a full disk coming (CI's once filled).
+    echo "== Disk: $(du -sh target 2>/dev/null | cut -f1) in target/"
 }
 trap print_suite_times EXIT
 
