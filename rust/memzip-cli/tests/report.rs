@@ -142,6 +142,46 @@ fn each_speedup_is_shown_with_its_dram_bound() {
     assert!(section.contains("| bfs | - | 1.250 |"), "bfs's stats carry no DRAM counters: {section}");
 }
 
+#[test]
+fn speedups_are_split_between_the_saturated_kernels_and_the_others() {
+    // vecadd under none: kernel 1 keeps the bus busy 0.80 of its cycles (2
+    // bus cycles a burst), above dev's 0.8 x 0.89; kernel 2 0.03. BDI halves
+    // kernel 1 (2.000x) and takes kernel 2 from 40,000 to 32,000 cycles (1.25x).
+    // The fpc run's record has 3 kernels: no split.
+    let root = fixture_copy("report-kernels");
+    let record = |run: &str, codec: &str, kernel_dram: &str| {
+        let log = root.join(run).join("sim.log");
+        let cycles = fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = "))
+            .last()
+            .unwrap()
+            .to_string();
+        fs::remove_file(log).unwrap();
+        let json = format!(
+            r#"{{"codec": "{codec}", "program": "vecadd", "simulator": "dev-6b244a5", "cycles": {cycles}, "output_ok": true, "kernel_dram": {kernel_dram}}}"#
+        );
+        fs::write(root.join(run).join("run.json"), json).unwrap();
+    };
+    record("vecadd-none", "none", "[[60000, 24000], [40000, 600]]");
+    record("vecadd-bdi", "bdi", "[[30000, 12000], [32000, 500]]");
+    record("vecadd-fpc", "fpc:variant=paper004", "[[30000, 12000], [16000, 250], [16000, 250]]");
+    let out = common::temp_dir("report-kernels-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let heading = "## Speedups on the saturated kernels and on the others";
+    let section = &summary[summary.find(heading).unwrap_or_else(|| panic!("no section: {summary}"))..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    assert!(section.contains("| vecadd | 1 of 2 (0.60) | - | - | 2.000 / 1.250 | - / - |"), "{section}");
+    assert!(!section.contains("| bfs |"), "bfs has no per-kernel record: {section}");
+    assert!(summary.contains("Memory-bound: vecadd (saturated 0.60, average 0.51)"), "{summary}");
+
+    // Without a per-kernel record anywhere, no section.
+    write_report(fixtures(), &out, &at_util(0.5)).unwrap();
+    assert!(!fs::read_to_string(out.join("summary.md")).unwrap().contains(heading));
+}
+
 /// Copies fixture run `from` to `to` in `root`, as a run of `program`.
 fn add_run(root: &Path, from: &str, to: &str, program: &str) {
     fs::create_dir_all(root.join(to)).unwrap();

@@ -10,11 +10,14 @@
 //! `none` runs' stored blocks (their `analyze.json`), and energy and energy-delay product
 //! relative to `none` (the E2MC paper Fig. 13, the adaptive-compression paper Fig. 7) with each run's
 //! energy by component; for lossy runs, the error they cost on the program's
-//! output (the MAG-aware paper Fig. 15).
+//! output (the MAG-aware paper Fig. 15). Beside each speedup, what the DRAM
+//! model allows it ([`crate::bounds`]) and, where runs keep a per-kernel
+//! record, its split between the kernels that saturate the bus and the others.
 
 mod analyses;
 mod chart;
 mod fabric;
+mod kernels;
 mod mean;
 
 use std::collections::BTreeMap;
@@ -641,6 +644,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     } else {
         summary.push_str(&bound_section(&rows, memory_bound_utilization));
         summary.push_str(&bounds_section(&rows));
+        summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
         summary.push_str(&energy_section(&rows));
         summary.push_str(&gpu_energy_section(&rows));

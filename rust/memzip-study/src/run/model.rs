@@ -134,9 +134,22 @@ impl Run {
     /// [`crate::bounds::SATURATED_OF_CEILING`] of its simulator's stream
     /// ceiling); `None` without a per-kernel record or a known simulator.
     pub fn saturated_share(&self) -> Option<f64> {
+        let (burst_cycles, threshold) = self.saturation_test()?;
+        bounds::saturated_share(self.kernel_dram.as_deref()?, burst_cycles, threshold)
+    }
+
+    /// Which of its kernels, in launch order, saturate the data bus (as
+    /// [`Self::saturated_share`] counts them); `None` as there.
+    pub fn saturated_kernels(&self) -> Option<Vec<bool>> {
+        let (burst_cycles, threshold) = self.saturation_test()?;
+        Some(self.kernel_dram.as_deref()?.iter().map(|k| bounds::saturates(k, burst_cycles, threshold)).collect())
+    }
+
+    /// The bus cycles of one burst and the utilisation at which a kernel of
+    /// this run saturates the bus.
+    fn saturation_test(&self) -> Option<(f64, f64)> {
         let ceiling = bounds::stream_ceiling(self.simulator.as_deref()?)?;
-        let burst_cycles = self.dram?.burst_cycles()?;
-        bounds::saturated_share(self.kernel_dram.as_deref()?, burst_cycles, bounds::SATURATED_OF_CEILING * ceiling)
+        Some((self.dram?.burst_cycles()?, bounds::SATURATED_OF_CEILING * ceiling))
     }
 
     /// Whether this is a `none` run (the baseline its program's others are
