@@ -1,6 +1,6 @@
 //! Where a speedup comes from: each codec's speedup on the kernels that
 //! saturate the DRAM data bus under `none` and on the others apart. A
-//! program's speedup mixes the two; compression can only shorten the first
+//! program's speedup mixes the two; compression shortens mostly the first
 //! (a kernel that waits on shared memory or on latency gains little), so the
 //! split tells a codec that misses its bus bound from a program with little
 //! bus-bound time ([`crate::bounds::kernels_speedup`]).
@@ -25,6 +25,7 @@ pub(super) fn section(rows: &[Row]) -> String {
         else {
             continue;
         };
+        let rest: Vec<bool> = saturated.iter().map(|s| !s).collect();
         let share = none.run.saturated_share().unwrap_or_default();
         let count = saturated.iter().filter(|&&s| s).count();
         let _ = write!(table, "| {program} | {count} of {} ({share:.2}) |", saturated.len());
@@ -32,7 +33,6 @@ pub(super) fn section(rows: &[Row]) -> String {
             let cell = run_of(rows, codec, program).and_then(|row| row.run.kernel_dram.as_deref()).map_or(
                 "-".to_string(),
                 |codec_kernels| {
-                    let rest: Vec<bool> = saturated.iter().map(|s| !s).collect();
                     let speedup = |chosen: &[bool]| {
                         kernels_speedup(none_kernels, codec_kernels, chosen)
                             .map_or("-".to_string(), |s| format!("{s:.3}"))
