@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::program_table_header;
 use crate::report::mean::geomean;
 use crate::table::Row;
 
@@ -118,25 +119,12 @@ fn sensitivity_files(rows: &[Row]) -> Vec<String> {
     names
 }
 
-/// The header of a markdown table with one row per program and one column
-/// per codec.
-fn program_table_header(codecs: &[&str]) -> String {
-    let mut out = String::from("| program |");
-    for codec in codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    out.push_str("\n| --- |");
-    out.push_str(&" --- |".repeat(codecs.len()));
-    out.push('\n');
-    out
-}
-
 /// A table of one compression ratio (raw or effective) of every codec of
 /// `programs` per program, with geometric means.
 fn ratio_table(programs: &[AnalyzedProgram], raw: bool) -> String {
     let Some((_, first)) = programs.first() else { return String::new() };
     let codecs: Vec<&str> = first.iter().map(|c| c.codec.as_str()).collect();
-    let mut out = program_table_header(&codecs);
+    let mut out = program_table_header(&[], &codecs);
     let value = |results: &[CodecResult], codec: &str| {
         results.iter().find(|c| c.codec == codec).and_then(|c| if raw { c.raw_cr } else { c.effective_cr })
     };
@@ -172,7 +160,7 @@ fn size_share_table(programs: &[AnalyzedProgram]) -> String {
     }
     let sizes_text: Vec<String> = sizes.iter().map(u64::to_string).collect();
     let mut out = format!("Blocks stored at {} B, % of each codec's blocks:\n\n", sizes_text.join(" / "));
-    out.push_str(&program_table_header(&codecs));
+    out.push_str(&program_table_header(&[], &codecs));
     let shares = |results: &[CodecResult], codec: &str| results.iter().find(|c| c.codec == codec)?.size_shares();
     let cell = |shares: Option<Vec<f64>>| match shares {
         Some(values) => values.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(" / "),

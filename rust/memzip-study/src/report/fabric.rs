@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{axes, geomean, program_of, run_of, Figure};
+use super::{axes, geomean, program_of, program_table_header, run_of, Figure};
 use crate::run::Medium;
 use crate::table::Row;
 
@@ -218,12 +218,9 @@ fn inter_gpu_section(rows: &[Row], stats: &RunStats) -> String {
     }
     let mut out = String::from(
         "\n## Inter-GPU traffic (the paper's Figs. 5 and 6)\n\nBytes that crossed the fabric from one GPU \
-         to another (messages, headers and payloads; not the host's copies), % of the `none` run's.\n\n| program |",
+         to another (messages, headers and payloads; not the host's copies), % of the `none` run's.\n\n",
     );
-    for codec in &codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    let _ = writeln!(out, "\n| --- |{}", " --- |".repeat(codecs.len()));
+    out.push_str(&program_table_header(&[], &codecs));
     let cell = |v: Option<&f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
     for program in &programs {
         let _ = write!(out, "| {program} |");

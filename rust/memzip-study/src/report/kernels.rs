@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::{axes, run_of};
+use super::{axes, program_table_header, run_of};
 use crate::bounds::{self, kernels_speedup};
 use crate::table::Row;
 
@@ -53,16 +53,10 @@ pub(super) fn section(rows: &[Row]) -> String {
          stream reaches on its simulator (as above); in the second column, how many of the program's kernels are \
          and their share of its `none` run's DRAM cycles. Each cell: the codec's speedup on the saturated kernels \
          / on the others, from the kernels' DRAM cycles (they count every cycle a kernel ran, on every channel). \
-         `-`: no such kernel, or the run launched another number of kernels than its `none` run.\n\n\
-         | program | saturated kernels |",
+         `-`: no such kernel, or the run launched another number of kernels than its `none` run.\n\n",
         100.0 * bounds::SATURATED_OF_CEILING
     );
-    for codec in &codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    out.push_str("\n| --- | --- |");
-    out.push_str(&" --- |".repeat(codecs.len()));
-    out.push('\n');
+    out.push_str(&program_table_header(&["saturated kernels"], &codecs));
     out.push_str(&table);
     out
 }

@@ -262,12 +262,9 @@ fn output_error_section(rows: &[Row]) -> String {
     let mut out = String::from(
         "\n## Output error\n\nThe mean relative error of each run's output values against an exact run's \
          (`run.json`'s `output_error`): what a lossy codec cost the program. FAIL: the program's own output \
-         check failed.\n\n| program |",
+         check failed.\n\n",
     );
-    for codec in &codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    let _ = write!(out, "\n| --- |{}\n", " --- |".repeat(codecs.len()));
+    out.push_str(&program_table_header(&[], &codecs));
     let percent = |error: f64| format!("{:.3}%", 100.0 * error);
     for program in &programs {
         let _ = write!(out, "| {program} |");
@@ -457,6 +454,19 @@ fn bound_section(rows: &[Row], threshold: f64) -> String {
     out
 }
 
+/// The header of a markdown table with one row per program: a `program`
+/// column, the `columns` after it, then one column per codec.
+fn program_table_header(columns: &[&str], codecs: &[impl AsRef<str>]) -> String {
+    let mut out = String::from("| program |");
+    for column in columns.iter().copied().chain(codecs.iter().map(AsRef::as_ref)) {
+        let _ = write!(out, " {column} |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" --- |".repeat(columns.len() + codecs.len()));
+    out.push('\n');
+    out
+}
+
 /// Each program's speedups beside what the DRAM model allows them
 /// ([`bounds`]): per codec `speedup (bound, share of the gain taken)`, the
 /// bound the smaller of the bus and the activation bound (`b` or `a` after
@@ -475,14 +485,9 @@ fn bounds_section(rows: &[Row]) -> String {
          utilisation: the run could shorten by no more than the bus cycles it saved) and the **activation bound** \
          (`a`: the `none` run's DRAM cycles over the run's row activations x tRRD: compression sends fewer bursts \
          but opens the same rows). `!`: the run launched another number of kernels than its `none` run (different \
-         work; its speedup is not the codec's).\n\n| program | none: util / act x tRRD |",
+         work; its speedup is not the codec's).\n\n",
     );
-    for codec in &codecs {
-        let _ = write!(out, " {codec} |");
-    }
-    out.push_str("\n| --- | --- |");
-    out.push_str(&" --- |".repeat(codecs.len()));
-    out.push('\n');
+    out.push_str(&program_table_header(&["none: util / act x tRRD"], &codecs));
     let mut flagged = Vec::new();
     for program in &programs {
         let none = run_of(rows, "none", program);
