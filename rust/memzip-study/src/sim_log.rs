@@ -71,10 +71,10 @@ pub fn kernel_cycles(log: &Path) -> Result<Vec<u64>, RunError> {
     for line in BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| read_error(log, e))?;
         let line = String::from_utf8_lossy(&line);
-        let Some(rest) = line.trim().strip_prefix("gpu_tot_sim_cycle = ") else {
+        let Some(rest) = counter_value(&line, "gpu_tot_sim_cycle") else {
             continue;
         };
-        let n = rest.trim().parse::<u64>().map_err(|_| {
+        let n = rest.parse::<u64>().map_err(|_| {
             RunError::malformed(format!("{}: `gpu_tot_sim_cycle = {rest}` is not a cycle count", log.display()))
         })?;
         ends.push(n);
@@ -166,7 +166,7 @@ pub fn kernel_summary(log: &Path) -> Result<KernelSummary, RunError> {
         let line = line.trim();
         if line.starts_with("kernel_launch_uid = ") {
             summary.kernel_launches += 1;
-        } else if line.starts_with("gpu_tot_sim_cycle = ") {
+        } else if counter_value(line, "gpu_tot_sim_cycle").is_some() {
             totals.push(KernelDram::default());
         } else if line.starts_with("n_cmd=") {
             let channel = channel_counters(line).map_err(|e| RunError::malformed(format!("{}: {e}", log.display())))?;
