@@ -4,10 +4,15 @@
 // rust/memzip/src/mc/controller.rs; this file forwards events and applies the
 // numbers it gets back. Modelling choices made here:
 //
-// - Only requests of exactly one block (-memzip_block_bytes, 128 B with an
-//   unsectored L2), block-aligned, go through memzip. Any other request size
-//   (sector requests of a sectored L2, atomics, ...) passes through unchanged:
-//   no controller call, no statistics, gpgpu-sim's own size and timing.
+// - Every DRAM request goes through memzip and is counted by its access type
+//   and size. A request of one whole block (-memzip_block_bytes, the L2
+//   line) is a block read or write-back; any other (a sectored L2's sector
+//   reads, a line written back with some sectors dirty, partial writes) is a
+//   request for part of its block, which memzip sizes and times as
+//   rust/memzip/src/mc/controller/partial.rs describes (a sector read of a
+//   compressed block fetches the whole stored block; a partial write of one
+//   reads it back first under -memzip_partial_writes rmw). Under none both
+//   move exactly the simulator's bytes.
 // - Block contents come from the functional memory at the moment the request
 //   is issued to DRAM. The functional model runs ahead of the timing model,
 //   so the value compressed may be newer than the one in flight (e.g. a later
@@ -81,11 +86,19 @@ unsigned long long sim_cycle(const gpgpu_sim *) { return gpu_sim_cycle + gpu_tot
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_line_sz(); }
 unsigned sub_partition_of(const addrdec_t &) { return 0; }
 bool uses_simple_dram_model(const memory_config &) { return false; }
+// v3.2.1 has no mem_access_type_str; its enum, in order.
+const char *access_type_name(enum mem_access_type type) {
+  static const char *const names[] = {"GLOBAL_ACC_R", "LOCAL_ACC_R", "CONST_ACC_R",  "TEXTURE_ACC_R",
+                                      "GLOBAL_ACC_W", "LOCAL_ACC_W", "L1_WRBK_ACC", "L2_WRBK_ACC",
+                                      "INST_ACC_R",   "L2_WR_ALLOC_R"};
+  return (unsigned)type < sizeof(names) / sizeof(names[0]) ? names[type] : "OTHER";
+}
 #else
 unsigned long long sim_cycle(const gpgpu_sim *g) { return g->gpu_sim_cycle + g->gpu_tot_sim_cycle; }
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_atom_sz(); }
 unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
 bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
+const char *access_type_name(enum mem_access_type type) { return mem_access_type_str(type); }
 #endif
 }  // namespace
 
@@ -348,38 +361,68 @@ void memzip_partition::read_block(unsigned long long block_addr, unsigned char *
 
 unsigned memzip_partition::on_issue(mem_fetch *mf) {
   const unsigned long long addr = mf->get_addr();
-  if (mf->get_data_size() != m_block_bytes || addr % m_block_bytes != 0) return 0;
-  m_state->check_sampling();
+  const unsigned size = mf->get_data_size();
+  const unsigned long long block_addr = addr / m_block_bytes * m_block_bytes;
   memzip::Controller &c = *m_ctrl->box;
+  c.count_request(access_type_name(mf->get_access_type()), size);
+  // A request spilling into a second block is sized as gpgpu-sim sizes it
+  // (counted under its type and size above; none was seen in our runs).
+  if (addr - block_addr + size > m_block_bytes) return 0;
+  m_state->check_sampling();
+  const bool whole = size == m_block_bytes;
   std::vector<unsigned char> buf;
-  const bool tracing = (bool)m_state->tracer;
+  // The trace holds whole blocks moved whole (reads, write-backs, copies), as
+  // its readers count them; a sector read would repeat its block per sector.
+  const bool tracing = m_state->tracer && whole;
   memzip::Access a;
   const bool sampling = mf->is_write() && c.is_sampling();
   try {
     if (mf->is_write()) {
       buf.resize(m_block_bytes);
-      read_block(addr, buf.data());
+      read_block(block_addr, buf.data());
       std::vector<unsigned char> approximated(m_block_bytes);
-      a = c.write_block_of(local_addr(addr), addr, bytes(buf.data(), buf.size()), *m_state->sim,
-                           rust::Slice<std::uint8_t>(approximated.data(), approximated.size()));
-      if (a.approximated) write_back_approximation(addr, approximated.data());
+      rust::Slice<std::uint8_t> approx_out(approximated.data(), approximated.size());
+      a = whole ? c.write_block_of(local_addr(block_addr), block_addr, bytes(buf.data(), buf.size()),
+                                   *m_state->sim, approx_out)
+                : c.write_part_of(local_addr(block_addr), block_addr, size, units_written_whole(mf, block_addr),
+                                  bytes(buf.data(), buf.size()), *m_state->sim, approx_out);
+      if (a.approximated) write_back_approximation(block_addr, approximated.data());
     } else {
-      a = c.read_block(local_addr(addr));
+      a = whole ? c.read_block(local_addr(block_addr)) : c.read_part(local_addr(block_addr), size);
       if (tracing) {
         buf.resize(m_block_bytes);
-        read_block(addr, buf.data());
+        read_block(block_addr, buf.data());
       }
     }
   } catch (const std::exception &e) {
     memzip_fatal(e.what());
   }
   if (sampling) note_sampling_end();
-  if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, addr, buf.data());
+  if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, block_addr, buf.data());
   pending p;
-  p.nbytes = a.dram_bytes + a.metadata_dram_bytes;
+  p.nbytes = a.dram_bytes + a.metadata_dram_bytes + a.rmw_read_bytes;
   p.decompress_cycles = mf->is_write() ? 0 : core_cycles(a.latency_cycles);
   m_pending[mf] = p;
   return core_cycles(mf->is_write() ? a.latency_cycles : a.metadata_cycles);
+}
+
+// The block's MAG units a write covers whole: every byte of the unit in the
+// request's byte mask (line-relative in both simulator generations; a sectored
+// L2's write-back carries its dirty bytes), or, when the mask is empty, in the
+// request's address range.
+unsigned long long memzip_partition::units_written_whole(const mem_fetch *mf,
+                                                         unsigned long long block_addr) const {
+  const unsigned mag = m_state->settings.mag_bytes;
+  const mem_access_byte_mask_t mask = mf->get_access_byte_mask();
+  const unsigned long long from = mf->get_addr() - block_addr, to = from + mf->get_data_size();
+  unsigned long long units = 0;
+  for (unsigned u = 0; u * mag < m_block_bytes && u < 64; ++u) {
+    bool whole = true;
+    for (unsigned b = u * mag; b < (u + 1) * mag && whole; ++b)
+      whole = mask.any() ? (b < mask.size() && mask.test(b)) : (b >= from && b < to);
+    if (whole) units |= 1ull << u;
+  }
+  return units;
 }
 
 unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {

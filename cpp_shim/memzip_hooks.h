@@ -107,6 +107,7 @@ class memzip_partition {
   // memzip latencies (memory-controller cycles) -> core cycles.
   unsigned core_cycles(unsigned latency_cycles) const;
   unsigned long long local_addr(unsigned long long block_addr) const;
+  unsigned long long units_written_whole(const mem_fetch *mf, unsigned long long block_addr) const;
   void note_sampling_end() const;
   void read_block(unsigned long long block_addr, unsigned char *buf) const;
   void write_back_approximation(unsigned long long block_addr, const unsigned char *approximated) const;

@@ -10,7 +10,14 @@
 #   --out RUN_DIR     created (emptied if it exists); receives gpgpusim.config,
 #                     sim.log (simulator + program output) and stats.json
 #                     (-memzip_stats_json)
-#   --config DIR      simulator config dir (default: our GTX580-MAG32 config)
+#   --gpu NAME        the GPU: gtx580 (default; our GTX580-MAG32 config, the
+#                     papers'), qv100 (gpgpu-sim's SM7_QV100: Volta, HBM2,
+#                     32-byte sectors) or rtx3070 (SM86_RTX3070: Ampere, GDDR6).
+#                     qv100 and rtx3070 exist on dev only: their config is
+#                     read from the built simulator's tree (never committed)
+#                     and memzip's parameters for the GPU are appended
+#                     (gpgpu-sim-patch/dev-6b244a5/configs/<GPU>/memzip.config)
+#   --config DIR      simulator config dir (default: the --gpu's)
 #   --set "-flag v"   one more simulator option line (repeatable)
 #   --version V       simulator version (default dev, or v3.2.1; *-baseline: unpatched,
 #                     --codec none only, no stats.json)
@@ -45,6 +52,7 @@ codec=""
 out=""
 version=${MEMZIP_GPGPUSIM_VERSION:-dev}
 config=""
+gpu=gtx580
 power=${MEMZIP_POWER:-0}
 extra=()
 while (($#)); do
@@ -52,6 +60,7 @@ while (($#)); do
         --codec) codec=${2:?--codec needs a value}; shift 2 ;;
         --out) out=${2:?--out needs a directory}; shift 2 ;;
         --config) config=${2:?--config needs a directory}; shift 2 ;;
+        --gpu) gpu=${2:?--gpu needs a value}; shift 2 ;;
         --set)
             # The power model's switch as an option line (the form sweep specs
             # use) is --power: the model also needs its XML set up below.
@@ -73,7 +82,25 @@ step "sim-run: arguments"
 (($#)) || die "no program given after --"
 gpgpusim_paths "$version"
 gpgpusim_run_libdir  # built, from this checkout's sources (else: the command to run)
-[[ -n "$config" ]] || config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32"
+# The GPU's simulator config, and memzip's parameters for it (none for the
+# GTX580, whose config carries them).
+gpu_memzip=""
+case $gpu in
+    gtx580) gpu_config="$GPGPUSIM_PATCH_DIR/configs/GTX580-MAG32" ;;
+    qv100 | rtx3070)
+        [[ ${GPGPUSIM_TAG%-baseline} == dev-* ]] ||
+            die "--gpu $gpu: gpgpu-sim $version has no $gpu config; it runs --gpu gtx580 only"
+        case $gpu in
+            qv100) gpu_config="$GPGPUSIM_SRC/configs/tested-cfgs/SM7_QV100" ;;
+            rtx3070) gpu_config="$GPGPUSIM_SRC/configs/tested-cfgs/SM86_RTX3070" ;;
+        esac
+        gpu_memzip="$GPGPUSIM_PATCH_DIR/configs/${gpu^^}/memzip.config"
+        [[ -f "$gpu_config/gpgpusim.config" ]] ||
+            die "--gpu $gpu: $gpu_config/gpgpusim.config missing (build the simulator: scripts/build-sim.sh)"
+        ;;
+    *) die "--gpu $gpu: unknown GPU (known: gtx580, qv100, rtx3070)" ;;
+esac
+[[ -n "$config" ]] || config=$gpu_config
 [[ -f "$config/gpgpusim.config" ]] || die "--config $config has no gpgpusim.config"
 program=$(command -v "$1" || true)
 [[ -n "$program" && -x "$program" ]] || die "program '$1' not found or not executable"
@@ -101,8 +128,19 @@ step "sim-run: prepare $out"
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
-cp "$config"/* "$out"/
-if ((power)); then
+# The config and the interconnect files it may name (not the simulator's
+# power-model XMLs and measurements kept beside the tested configs).
+find "$config" -maxdepth 1 -type f \( -name gpgpusim.config -o -name '*.icnt' \) -exec cp {} "$out"/ \;
+if [[ -n "$gpu_memzip" ]] && ! ((GPGPUSIM_BASELINE)); then
+    { echo; echo "# memzip on the $gpu (scripts/sim-run.sh --gpu)"; grep -v '^#' "$gpu_memzip"; } >>"$out/gpgpusim.config"
+fi
+power_xml_name=gpuwattch_gtx580.xml
+if ((power)) && [[ $gpu != gtx580 ]]; then
+    # AccelWattch ships a model of the QV100 (PTX mode), used as it is.
+    [[ $gpu == qv100 ]] || die "--power: gpgpu-sim has no power model of the $gpu; memzip's own energy model is in stats.json"
+    power_xml_name=accelwattch_ptx_sim.xml
+    cp "$gpu_config/$power_xml_name" "$out/" || die "--power: $gpu_config/$power_xml_name missing"
+elif ((power)); then
     power_xml_option >/dev/null
     xml=$(power_xml_source)
     xml_patch="$MEMZIP_ROOT/gpgpu-sim-patch/${GPGPUSIM_TAG%-baseline}/power/gpuwattch_gtx580.xml.patch"
@@ -123,7 +161,7 @@ fi
     fi
     if ((power)); then
         echo "-power_simulation_enabled 1"
-        echo "$(power_xml_option) gpuwattch_gtx580.xml"
+        echo "$(power_xml_option) $power_xml_name"
     fi
     for line in "${extra[@]}"; do echo "$line"; done
 } >>"$out/gpgpusim.config"
@@ -144,7 +182,7 @@ cpu=$(awk 'NF == 2 { printf "%.2f", $1 + $2; found = 1 } END { if (!found) print
 rm -f "$out/.cpu-time"
 
 # What `memzip run` records (run.json).
-printf 'out=%s\nprogram=%s\nsimulator=%s\nsimulator_sources=%s\nexit_status=%s\nwall_seconds=%s\ncpu_seconds=%s\n' \
-    "$out" "$program" "$GPGPUSIM_TAG" "$GPGPUSIM_SOURCES_KEY" "$status" "$wall" "$cpu"
+printf 'out=%s\nprogram=%s\nsimulator=%s\nsimulator_sources=%s\ngpu=%s\nexit_status=%s\nwall_seconds=%s\ncpu_seconds=%s\n' \
+    "$out" "$program" "$GPGPUSIM_TAG" "$GPGPUSIM_SOURCES_KEY" "$gpu" "$status" "$wall" "$cpu"
 exit
 }

@@ -63,6 +63,17 @@ t = json.load(open(sys.argv[1]))["total"]
 print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
 }
 
+# bursts_verdict NAME RUN: the simulator's DRAM column commands equal memzip's
+# bursts (reads, write-backs, metadata, read-modify-write reads): every DRAM
+# request met memzip and every burst memzip charged went over the bus (the
+# MAG is the DRAM atom in every config memzip runs).
+bursts_verdict() {
+    local commands bursts
+    read -r commands bursts < <(total "$2" '"%d %d" % (t["dram_device"]["read_commands"] + t["dram_device"]["write_commands"], t["dram_bursts"])')
+    verdict "$1" "DRAM column commands $commands, memzip bursts $bursts ($(total "$2" '" ".join("%s:%d" % kv for kv in t.get("requests", {}).items())'))" \
+        test "$commands" -eq "$bursts"
+}
+
 # tiny_run RUN BENCH CODEC [memzip options...]: starts BENCH at the tiny preset
 # as RUN (spawn; `memzip bench run` builds and makes inputs under a lock per
 # suite, and exits non-zero when the output check fails). tiny_verdict NAME RUN

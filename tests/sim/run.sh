@@ -18,6 +18,9 @@
 #    decompression latency does (the DRAM latency queue in ready-cycle order);
 #  - the option checks of options.sh (E2MC settings of adaptive candidates,
 #    bad values stopping with one line); MEMZIP_SIM_CHECKS=options runs only those.
+#  - every run: the DRAM's column commands equal memzip's bursts (helpers.sh);
+#  - the QV100 and RTX3070 configs (gpus.sh, MEMZIP_SIM_CHECKS=gpus): sector
+#    reads and partial write-backs through memzip, read-modify-write cost;
 #  - SLC (slc.sh): approximable data compresses more than under E2MC16 and the
 #    program sees the approximation; unmarked, SLC is exact (MEMZIP_SIM_CHECKS=slc).
 #  - energy (memzip's model, issue "energy"): ints cost less DRAM and total
@@ -55,7 +58,7 @@ sim() {
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
 
-if [[ "${MEMZIP_SIM_CHECKS:-all}" == options || "${MEMZIP_SIM_CHECKS:-all}" == slc ]]; then
+if [[ "${MEMZIP_SIM_CHECKS:-all}" =~ ^(options|slc|gpus)$ ]]; then
     source "$(dirname "$0")/$MEMZIP_SIM_CHECKS.sh"
     echo "$passed passed, $failed failed"
     exit $((failed > 0))
@@ -92,6 +95,7 @@ for pattern in zeros ints floats random; do
             [[ "$codec" == none ]] && min_checked=0
             verdict "$name" "output PASS, verified $checked blocks, $failures failures, effective CR $ratio" \
                 test "$failures" -eq 0 -a "$checked" -ge "$min_checked"
+            bursts_verdict "$name-bursts" "$name"
         else
             verdict "$name" "program or simulator failed: $(tail -n 2 "$work/$name/sim.log" 2>/dev/null | tr '\n' ' ')" false
         fi
@@ -307,6 +311,7 @@ verdict "stale-simulator-refused" "$edited" grep -q "built from other sources th
 
 source "$(dirname "$0")/options.sh"
 source "$(dirname "$0")/slc.sh"
+source "$(dirname "$0")/gpus.sh"
 
 # Real benchmarks: tests/bench/run.sh.
 

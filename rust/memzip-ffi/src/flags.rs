@@ -5,7 +5,7 @@
 //! [`Options`], and an error names the flag.
 
 use memzip::codec::registry::codec_names;
-use memzip::mc::{EnergyParams, MdcConfig};
+use memzip::mc::{EnergyParams, MdcConfig, PartialWrites};
 
 /// E2MC's default online sampling window: the first 20M instructions, as
 /// "E2MC: Entropy Encoding Based Memory Compression for GPUs" (IPDPS 2017),
@@ -32,6 +32,9 @@ pub struct Options {
     /// Codec specs separated by `/` (each may carry knobs: `mag_bdi:bases=8+4+2/fpc`).
     pub adaptive_candidates: String,
     pub verify: bool,
+    /// `rmw` or `raw`: what a write of part of a compressed block does
+    /// (`memzip::mc::PartialWrites`).
+    pub partial_writes: String,
     /// The device allocations a lossy codec may approximate,
     /// `n[:label]` or `first-last[:label]` items separated by `,`
     /// ([`memzip::mc::ApproximableMemory`]); empty: none.
@@ -164,6 +167,15 @@ pub fn table() -> Vec<Flag> {
             "decompress every compressed block and compare (stop on mismatch), 0 or 1",
             Slot::Switch(|o| &mut o.verify),
         ),
+        // Sectored L2s write back lines with only some sectors dirty;
+        // rust/memzip/src/mc/controller/partial.rs models both choices.
+        flag(
+            "partial_writes",
+            PartialWrites::default().name(),
+            "a write of part of a compressed block: rmw (read it, merge, recompress, write) or raw (store the \
+             block raw, metadata marks it)",
+            Slot::Text(|o| &mut o.partial_writes),
+        ),
         flag(
             "approx_allocs",
             "",
@@ -210,6 +222,7 @@ pub fn defaults() -> Options {
         adaptive_lambda: 0,
         adaptive_candidates: String::new(),
         verify: false,
+        partial_writes: String::new(),
         approx_allocs: String::new(),
         trace: String::new(),
         stats_json: String::new(),

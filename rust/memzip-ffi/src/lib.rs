@@ -80,6 +80,9 @@ pub mod ffi {
         pub metadata_miss: bool,
         /// Extra DRAM bytes for metadata: line fill on a miss plus dirty write-back.
         pub metadata_dram_bytes: u32,
+        /// A write of part of a block: the bytes read back first
+        /// (read-modify-write), else 0.
+        pub rmw_read_bytes: u32,
         /// The block is stored approximated: it reads back as the
         /// approximation the write returned, which the simulator puts into
         /// its functional memory.
@@ -116,6 +119,26 @@ pub mod ffi {
         fn read_block(self: &mut Controller, addr: u64) -> Result<Access>;
         /// A host-to-device copy of one block (initialises its metadata).
         fn copy_block(self: &mut Controller, addr: u64, data: &[u8]) -> Result<Access>;
+        /// A DRAM read of part of the block at `addr` (a sectored L2's
+        /// sector read, ...), `request_bytes` as the simulator sizes it.
+        fn read_part(self: &mut Controller, addr: u64, request_bytes: u32) -> Result<Access>;
+        /// A DRAM write of part of the block at `addr` (`global_addr` as in
+        /// `write_block_of`): `request_bytes` as the simulator sizes it,
+        /// `whole_units` the block's MAG units it writes whole (bit i),
+        /// `data` the whole block after the write.
+        #[allow(clippy::too_many_arguments)]
+        fn write_part_of(
+            self: &mut Controller,
+            addr: u64,
+            global_addr: u64,
+            request_bytes: u32,
+            whole_units: u64,
+            data: &[u8],
+            simulation: &Simulation,
+            approximated: &mut [u8],
+        ) -> Result<Access>;
+        /// Counts one DRAM request by the simulator's access type and size.
+        fn count_request(self: &mut Controller, kind: &str, bytes: u32);
         /// `write_block` of the block at `addr` (this controller's address)
         /// that the program sees at `global_addr`: when the simulation's
         /// `-memzip_approx_allocs` covers it, a lossy codec may store an
@@ -264,9 +287,10 @@ impl Simulation {
         }
         if s.compresses && (facts.l2_disabled || facts.l2_atom_bytes != s.block_bytes) {
             notes.push(format!(
-                "the L2 does not send whole {}-byte blocks to DRAM (sectored or disabled L2): only whole-block \
-                 requests are compressed",
-                s.block_bytes
+                "the L2 sends DRAM requests for part of a {}-byte block (sectored or disabled L2): a read of a \
+                 compressed block fetches the whole stored block; partial writes: -memzip_partial_writes {}",
+                s.block_bytes,
+                self.resolved.mc_options.partial_writes.name()
             ));
         }
         if s.compresses && facts.dram_atom_bytes != s.mag_bytes {
@@ -333,9 +357,11 @@ pub struct Controller {
 /// A host-to-device copy's outcome: copies are not timed.
 /// What a write-back tells the simulator: its compressor's cycles and the
 /// metadata cache's work on top of the stored size.
-fn write_access(out: &mc::WriteOutcome) -> Access {
+fn write_access(out: &mc::WriteOutcome, mag_bytes: usize) -> Access {
     Access {
-        latency_cycles: out.compress_cycles,
+        // A read-modify-write decompresses the old block before compressing.
+        latency_cycles: out.compress_cycles + out.rmw_decompress_cycles,
+        rmw_read_bytes: to_u32(out.rmw_read_bursts * mag_bytes),
         metadata_miss: out.metadata_miss,
         metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
         ..copy_access(out)
@@ -352,6 +378,7 @@ fn copy_access(out: &mc::WriteOutcome) -> Access {
         metadata_cycles: 0,
         metadata_miss: false,
         metadata_dram_bytes: 0,
+        rmw_read_bytes: 0,
         approximated: out.approximated,
     }
 }
@@ -360,7 +387,7 @@ impl Controller {
     fn write_block(&mut self, addr: u64, data: &[u8]) -> Result<Access, String> {
         guard("write_block", || {
             let out = self.inner.write_block(addr, data).map_err(|e| e.to_string())?;
-            Ok(write_access(&out))
+            Ok(self.write_access(&out))
         })
     }
 
@@ -377,7 +404,7 @@ impl Controller {
         }
         guard("write_block_of", || {
             let out = self.inner.write_approximable_block(addr, data, approximated).map_err(|e| e.to_string())?;
-            Ok(write_access(&out))
+            Ok(self.write_access(&out))
         })
     }
 
@@ -401,18 +428,62 @@ impl Controller {
     fn read_block(&mut self, addr: u64) -> Result<Access, String> {
         guard("read_block", || {
             let out = self.inner.read_block(addr);
-            Ok(Access {
-                encoding: out.encoding,
-                compressed_bits: to_u32(out.burst_count * self.inner.geometry().mag_bytes() * 8),
-                burst_count: to_u32(out.burst_count),
-                dram_bytes: to_u32(out.dram_bytes),
-                latency_cycles: out.decompress_cycles,
-                metadata_cycles: out.metadata_cycles,
-                metadata_miss: out.metadata_miss,
-                metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
-                approximated: false,
-            })
+            Ok(self.read_access(out))
         })
+    }
+
+    fn read_part(&mut self, addr: u64, request_bytes: u32) -> Result<Access, String> {
+        guard("read_part", || {
+            let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units: 0 };
+            let out = self.inner.read_partial(addr, request);
+            Ok(self.read_access(out))
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_part_of(
+        &mut self,
+        addr: u64,
+        global_addr: u64,
+        request_bytes: u32,
+        whole_units: u64,
+        data: &[u8],
+        simulation: &Simulation,
+        approximated: &mut [u8],
+    ) -> Result<Access, String> {
+        let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units };
+        let approximable = simulation.covers(global_addr, data.len());
+        guard("write_part_of", || {
+            let out = match approximable {
+                true => self.inner.write_partial(addr, request, data, Some(approximated)),
+                false => self.inner.write_partial(addr, request, data, None),
+            };
+            Ok(self.write_access(&out.map_err(|e| e.to_string())?))
+        })
+    }
+
+    fn count_request(&mut self, kind: &str, bytes: u32) {
+        self.inner.count_request(kind, bytes as usize);
+    }
+
+    fn read_access(&self, out: mc::ReadOutcome) -> Access {
+        Access {
+            encoding: out.encoding,
+            compressed_bits: to_u32(out.burst_count * self.inner.geometry().mag_bytes() * 8),
+            burst_count: to_u32(out.burst_count),
+            dram_bytes: to_u32(out.dram_bytes),
+            latency_cycles: out.decompress_cycles,
+            metadata_cycles: out.metadata_cycles,
+            metadata_miss: out.metadata_miss,
+            metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
+            rmw_read_bytes: 0,
+            approximated: false,
+        }
+    }
+
+    /// What a write tells the simulator (see [`write_access`]).
+    fn write_access(&self, out: &mc::WriteOutcome) -> Access {
+        write_access(out, self.inner.geometry().mag_bytes())
     }
 
     fn copy_block(&mut self, addr: u64, data: &[u8]) -> Result<Access, String> {

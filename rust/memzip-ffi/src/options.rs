@@ -4,7 +4,7 @@
 //! error names the flag a user has to fix.
 
 use memzip::codec::spec::CodecSpec;
-use memzip::mc::{ApproximableMemory, EnergyParams, McOptions, MdcConfig, SamplingWindow};
+use memzip::mc::{ApproximableMemory, EnergyParams, McOptions, MdcConfig, PartialWrites, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::codec_flags::{self, OnlineWindow};
@@ -55,7 +55,15 @@ pub fn resolve(options: &Options) -> Result<Resolved, String> {
     if options.latency_mhz == 0 {
         return Err("-memzip_latency_mhz: invalid value '0': expected a clock in MHz".into());
     }
+    let partial_writes = PartialWrites::from_name(&options.partial_writes).ok_or_else(|| {
+        format!(
+            "-memzip_partial_writes: invalid value '{}': expected one of {}",
+            options.partial_writes,
+            PartialWrites::NAMES.join(", ")
+        )
+    })?;
     let mc_options = McOptions {
+        partial_writes,
         compress_latency: u32::try_from(options.comp_latency).ok(),
         decompress_latency: u32::try_from(options.decomp_latency).ok(),
         verify: options.verify,
@@ -168,6 +176,15 @@ mod tests {
         assert_eq!((mc.mdc.capacity_bytes, mc.mdc.assoc, mc.mdc.line_bytes), (16 * 1024, 4, 32));
         assert_eq!(mc.compress_latency, None);
         assert_eq!(online_sampling_instructions(&defaults()).unwrap(), 0);
+    }
+
+    #[test]
+    fn partial_writes_are_read_by_name() {
+        assert_eq!(controller_parts(&defaults()).unwrap().1.partial_writes, PartialWrites::ReadModifyWrite);
+        let raw = with(|o| o.partial_writes = "raw".into());
+        assert_eq!(controller_parts(&raw).unwrap().1.partial_writes, PartialWrites::StoreRaw);
+        let err = controller_parts(&with(|o| o.partial_writes = "rwm".into())).unwrap_err();
+        assert_eq!(err, "-memzip_partial_writes: invalid value 'rwm': expected one of rmw, raw");
     }
 
     #[test]

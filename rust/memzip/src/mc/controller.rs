@@ -49,6 +49,10 @@ use crate::codec::{Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
+// Requests for part of a block: more methods of `MemoryController`.
+mod partial;
+use super::partial_request::PartialWrites;
+
 /// When the codec's online sampling phase ends (E2MC learns its symbol
 /// probabilities from the first part of a run, the E2MC paper §III-B2, storing the
 /// blocks of that phase raw).
@@ -81,6 +85,9 @@ pub struct McOptions {
     pub mdc: MdcConfig,
     /// The codec's online sampling phase, if it has one.
     pub sampling: SamplingWindow,
+    /// What a write-back of part of a compressed block does
+    /// (`-memzip_partial_writes`, `controller/partial.rs`).
+    pub partial_writes: PartialWrites,
 }
 
 impl Default for McOptions {
@@ -92,6 +99,7 @@ impl Default for McOptions {
             verify: false,
             mdc: MdcConfig::default(),
             sampling: SamplingWindow::None,
+            partial_writes: PartialWrites::default(),
         }
     }
 }
@@ -126,6 +134,12 @@ pub struct WriteOutcome {
     /// The block is stored approximated (a lossy codec, approximable data):
     /// it reads back as the approximation, not as the bytes written.
     pub approximated: bool,
+    /// A write of part of a block (`controller/partial.rs`): bursts read first to
+    /// rebuild the whole block (read-modify-write), else 0.
+    pub rmw_read_bursts: usize,
+    /// Decompression of the block read back for that, before the write
+    /// (0 when it was stored raw or nothing was read).
+    pub rmw_decompress_cycles: u32,
 }
 
 /// What a DRAM read costs.
@@ -148,6 +162,9 @@ pub struct ReadOutcome {
     pub metadata_writeback_bytes: usize,
     /// False when the block was never written nor copied.
     pub was_written: bool,
+    /// A read of part of a block (`controller/partial.rs`) stored compressed fetches the
+    /// whole stored block: the bursts beyond what the request asked for.
+    pub overfetch_bursts: usize,
 }
 
 /// Why a controller operation failed. Each names the codec and the block
@@ -378,6 +395,12 @@ impl MemoryController {
         Ok(outcome)
     }
 
+    /// Counts one DRAM request by the simulator's access type (`kind`) and
+    /// size, whatever memzip does with it (`McStats::requests`).
+    pub fn count_request(&mut self, kind: &str, bytes: usize) {
+        *self.stats.requests.entry(format!("{kind}/{bytes}")).or_insert(0) += 1;
+    }
+
     /// A DRAM read of the block at `addr`.
     pub fn read_block(&mut self, addr: u64) -> ReadOutcome {
         let addr = self.block_addr(addr);
@@ -408,6 +431,7 @@ impl MemoryController {
             metadata_fetch_bytes: metadata.fetch_bytes,
             metadata_writeback_bytes: metadata.writeback_bytes,
             was_written: stored.is_some(),
+            overfetch_bursts: 0,
         }
     }
 
@@ -747,6 +771,8 @@ impl MemoryController {
             metadata_miss: metadata.miss,
             metadata_fetch_bytes: metadata.fetch_bytes,
             metadata_writeback_bytes: metadata.writeback_bytes,
+            rmw_read_bursts: 0,
+            rmw_decompress_cycles: 0,
         }
     }
 }
@@ -768,6 +794,7 @@ mod tests {
     use crate::bits::BitWriter;
     use crate::codec::{check_block_size, decode_uncompressed_into};
     use crate::error::Corruption;
+    use crate::mc::partial_request::{PartialRequest, PartialWrites};
     use crate::mc::stats::McStats;
 
     const ZEROS: EncodingId = 1;
@@ -932,6 +959,8 @@ mod tests {
                 metadata_fetch_bytes: 0,
                 metadata_writeback_bytes: 0,
                 approximated: false,
+                rmw_read_bursts: 0,
+                rmw_decompress_cycles: 0,
             }
         );
         let r = mc.read_block(0x1000);
@@ -1477,5 +1506,99 @@ mod tests {
         let fresh = mc.stats();
         assert_eq!((fresh.blocks_written(), fresh.metadata.cache.hits(), fresh.codec.as_str()), (0, 0, "zero_test"));
         assert_eq!(mc.read_block(0).encoding, ZEROS, "reset keeps the stored metadata");
+    }
+
+    fn sector(request_bytes: usize, whole_units: u64) -> PartialRequest {
+        PartialRequest { request_bytes, whole_units }
+    }
+
+    fn with_partial_writes(policy: PartialWrites) -> MemoryController {
+        controller_with(ZeroCodec::new(), McOptions { partial_writes: policy, ..Default::default() })
+    }
+
+    #[test]
+    fn none_moves_exactly_the_bytes_of_a_partial_request() {
+        let spec = CodecSpec::new("none", Geometry::default());
+        let mut mc = MemoryController::new(&spec, McOptions::default()).unwrap();
+        mc.write_block(0, &random()).unwrap();
+        let r = mc.read_partial(32, sector(32, 0b0010));
+        assert_eq!((r.burst_count, r.overfetch_bursts, r.decompress_cycles, r.metadata_cycles), (1, 0, 0, 0));
+        let w = mc.write_partial(0, sector(64, 0b0101), &random(), None).unwrap();
+        assert_eq!((w.burst_count, w.rmw_read_bursts, w.compress_cycles, w.metadata_miss), (2, 0, 0, false));
+        let odd = mc.write_partial(4096, sector(4, 0), &random(), None).unwrap();
+        assert_eq!(odd.burst_count, 1, "a 4-byte write still moves one burst, as the simulator's DRAM does");
+        let s = mc.stats();
+        assert_eq!((s.dram_reads.bursts, s.dram_writes.bursts), (1, 4 + 2 + 1));
+        assert_eq!(s.dram_bursts(), s.uncompressed_dram_bursts(), "none: bursts are the uncompressed bursts");
+        assert_eq!((s.partial.reads, s.partial.writes, s.partial.rmw_read_bursts), (1, 2, 0));
+    }
+
+    #[test]
+    fn a_sector_read_of_a_compressed_block_fetches_the_whole_stored_block() {
+        let mut mc = zero_mc();
+        mc.write_block(0, &zeros()).unwrap(); // 1 burst
+        mc.write_block(128, &low_half()).unwrap(); // 2 bursts
+        mc.write_block(256, &random()).unwrap(); // raw
+        let reads = [
+            mc.read_partial(32, sector(32, 0)),
+            mc.read_partial(128 + 96, sector(32, 0)),
+            mc.read_partial(256 + 64, sector(64, 0)),
+        ];
+        let summary: Vec<_> =
+            reads.iter().map(|r| (r.encoding, r.burst_count, r.overfetch_bursts, r.decompress_cycles)).collect();
+        assert_eq!(summary, [(ZEROS, 1, 0, 5), (LOW_HALF, 2, 1, 5), (UNCOMPRESSED, 2, 0, 0)]);
+        let unwritten = mc.read_partial(4096, sector(32, 0));
+        assert_eq!((unwritten.burst_count, unwritten.was_written), (1, false));
+        let s = mc.stats();
+        assert_eq!((s.partial.reads, s.partial.compressed_reads, s.partial.overfetch_bursts), (4, 2, 1));
+        assert_eq!((s.dram_reads.bursts, s.dram_reads.uncompressed_bursts), (1 + 2 + 2 + 1, 1 + 1 + 2 + 1));
+    }
+
+    #[test]
+    fn read_modify_write_reads_the_stored_block_and_recompresses_it() {
+        let mut mc = with_partial_writes(PartialWrites::ReadModifyWrite);
+        mc.write_block(0, &low_half()).unwrap();
+        // One sector written: the block no longer compresses.
+        let w = mc.write_partial(0, sector(32, 0b1000), &random(), None).unwrap();
+        assert_eq!((w.rmw_read_bursts, w.rmw_decompress_cycles, w.compress_cycles), (2, 5, 3));
+        assert_eq!((w.encoding, w.burst_count), (UNCOMPRESSED, 4), "the raw block goes back to its home sectors whole");
+        // A raw block: the units not written whole are read, the rebuilt block compresses.
+        let z = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap();
+        assert_eq!((z.rmw_read_bursts, z.rmw_decompress_cycles, z.encoding, z.burst_count), (3, 0, ZEROS, 1));
+        // Raw stays raw: the read was spent, only the write's bursts go out.
+        let r = mc.write_partial(512, sector(64, 0b0011), &random(), None).unwrap();
+        assert_eq!((r.rmw_read_bursts, r.encoding, r.burst_count), (2, UNCOMPRESSED, 2));
+        let s = mc.stats();
+        assert_eq!((s.partial.writes, s.partial.rmw_reads, s.partial.rmw_read_bursts), (3, 3, 7));
+        assert_eq!(s.partial.raw_fallbacks, 1);
+        assert_eq!(s.writes.blocks, 1 + 3, "every rebuilt block is compressed");
+        assert_eq!(s.dram_bursts(), s.dram_reads.bursts + s.dram_writes.bursts + s.metadata.fetch_bursts + 7);
+        assert_eq!(mc.read_partial(0, sector(32, 0)).encoding, ZEROS);
+    }
+
+    #[test]
+    fn store_raw_never_recompresses_a_partial_write() {
+        let mut mc = with_partial_writes(PartialWrites::StoreRaw);
+        mc.write_block(0, &low_half()).unwrap();
+        let w = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap();
+        assert_eq!((w.rmw_read_bursts, w.rmw_decompress_cycles, w.compress_cycles), (2, 5, 0));
+        assert_eq!((w.encoding, w.burst_count), (UNCOMPRESSED, 4), "compressed zeros would take 1 burst; raw takes 4");
+        assert_eq!(mc.stored(0).unwrap().encoding, UNCOMPRESSED, "the metadata marks the block raw");
+        let again = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap();
+        assert_eq!((again.rmw_read_bursts, again.burst_count), (0, 1), "a raw block takes the write as it is");
+        let s = mc.stats();
+        assert_eq!((s.partial.raw_fallbacks, s.partial.rmw_reads, s.partial.rmw_read_bursts), (1, 1, 2));
+        assert_eq!(s.writes.blocks, 1, "nothing recompressed");
+        assert_eq!(mc.read_partial(0, sector(32, 0)).burst_count, 1);
+    }
+
+    #[test]
+    fn partial_writes_are_verified_like_whole_ones() {
+        let mut codec = ZeroCodec::new();
+        codec.lie = true;
+        let mut mc = controller_with(codec, McOptions { verify: true, ..Default::default() });
+        let err = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap_err();
+        assert!(matches!(err, McError::VerifyFailed { .. }), "{err}");
+        assert_eq!(mc.stats().verify.failures, 1);
     }
 }

@@ -8,17 +8,22 @@
 //! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
 //! - [`energy`]: the energy constants and what each event costs.
 //! - [`approx`]: the program's safe-to-approximate allocations (lossy codecs).
+//! - [`partial_request`]: requests for part of a block (sector reads, partial
+//!   write-backs); their model is in `controller/partial.rs`.
 
 pub mod approx;
 pub mod controller;
 pub mod energy;
 pub mod metadata_cache;
+pub mod partial_request;
 pub mod stats;
 
 pub use approx::ApproximableMemory;
 pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
 pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
+pub use partial_request::{PartialRequest, PartialWrites};
 pub use stats::{
-    ApproximationStats, CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats,
+    ApproximationStats, CompressionStats, DramDeviceStats, McStats, MetadataStats, PartialStats, TrafficStats,
+    VerifyStats,
 };

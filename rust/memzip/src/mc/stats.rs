@@ -278,6 +278,44 @@ impl ApproximationStats {
     }
 }
 
+/// Requests that are not one whole block (a sectored L2's sector reads, the
+/// write-back of a line with only some sectors dirty, a partial write): what
+/// they cost on top of moving the bytes asked for
+/// ([`partial`](super::controller::partial)). Their bursts are also in
+/// `dram_reads` / `dram_writes`; the read-modify-write reads only here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PartialStats {
+    /// Reads of part of a block.
+    pub reads: u64,
+    /// Of those, reads of a block stored compressed: the whole stored block
+    /// is fetched and decompressed.
+    pub compressed_reads: u64,
+    /// Bursts those reads fetched beyond the bursts they asked for.
+    pub overfetch_bursts: u64,
+    /// Writes of part of a block.
+    pub writes: u64,
+    /// Of those, the writes that first read the block back
+    /// (read-modify-write), and the bursts and bytes they read.
+    pub rmw_reads: u64,
+    pub rmw_read_bursts: u64,
+    pub rmw_read_bytes: u64,
+    /// Blocks stored compressed that a partial write left stored raw.
+    pub raw_fallbacks: u64,
+}
+
+impl PartialStats {
+    pub fn merge(&mut self, other: &PartialStats) {
+        self.reads += other.reads;
+        self.compressed_reads += other.compressed_reads;
+        self.overfetch_bursts += other.overfetch_bursts;
+        self.writes += other.writes;
+        self.rmw_reads += other.rmw_reads;
+        self.rmw_read_bursts += other.rmw_read_bursts;
+        self.rmw_read_bytes += other.rmw_read_bytes;
+        self.raw_fallbacks += other.raw_fallbacks;
+    }
+}
+
 /// Everything one memory controller counts, or the sum over several.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McStats {
@@ -301,6 +339,12 @@ pub struct McStats {
     /// Host-to-device copy traffic, kept apart from kernel traffic.
     pub memcpy_traffic: TrafficStats,
     pub metadata: MetadataStats,
+    /// Requests of part of a block and what they cost beyond their bytes.
+    pub partial: PartialStats,
+    /// Every DRAM request by the simulator's access type and size in bytes
+    /// (`"GLOBAL_ACC_R/32"`), whether memzip sized it or not: what reaches
+    /// DRAM, measured.
+    pub requests: BTreeMap<String, u64>,
     pub verify: VerifyStats,
     /// Approximable blocks and approximations (lossy codecs).
     pub approximation: ApproximationStats,
@@ -348,15 +392,19 @@ impl McStats {
         self.all_compressed().effective_ratio()
     }
 
-    /// Kernel DRAM bytes actually moved: block reads, write-backs and
-    /// metadata fills/write-backs.
+    /// Kernel DRAM bytes actually moved: block reads, write-backs,
+    /// metadata fills/write-backs and the reads of read-modify-writes.
     pub fn dram_bytes(&self) -> u64 {
-        self.dram_reads.bytes + self.dram_writes.bytes + self.metadata.dram_bytes()
+        self.dram_reads.bytes + self.dram_writes.bytes + self.metadata.dram_bytes() + self.partial.rmw_read_bytes
     }
 
-    /// Kernel DRAM bursts actually moved, metadata included.
+    /// Kernel DRAM bursts actually moved, metadata and read-modify-write reads included.
     pub fn dram_bursts(&self) -> u64 {
-        self.dram_reads.bursts + self.dram_writes.bursts + self.metadata.fetch_bursts + self.metadata.writeback_bursts
+        self.dram_reads.bursts
+            + self.dram_writes.bursts
+            + self.metadata.fetch_bursts
+            + self.metadata.writeback_bursts
+            + self.partial.rmw_read_bursts
     }
 
     /// Kernel DRAM bytes had nothing been compressed (and no metadata kept).
@@ -403,6 +451,8 @@ impl McStats {
         self.dram_writes.merge(&other.dram_writes);
         self.memcpy_traffic.merge(&other.memcpy_traffic);
         self.metadata.merge(&other.metadata);
+        self.partial.merge(&other.partial);
+        add_maps(&mut self.requests, &other.requests);
         self.verify.merge(&other.verify);
         self.approximation.merge(&other.approximation);
         self.compress_cycles += other.compress_cycles;
@@ -465,6 +515,12 @@ impl McStats {
             ("metadata_cache_hits", self.metadata.cache.hits().to_string()),
             ("metadata_cache_misses", self.metadata.cache.misses().to_string()),
             ("metadata_dram_bytes", self.metadata.dram_bytes().to_string()),
+            ("partial_reads", self.partial.reads.to_string()),
+            ("partial_overfetch_bursts", self.partial.overfetch_bursts.to_string()),
+            ("partial_writes", self.partial.writes.to_string()),
+            ("partial_rmw_read_bursts", self.partial.rmw_read_bursts.to_string()),
+            ("partial_raw_fallbacks", self.partial.raw_fallbacks.to_string()),
+            ("requests", fmt_map(&self.requests)),
             ("verify_checked", self.verify.checked.to_string()),
             ("verify_failures", self.verify.failures.to_string()),
             ("approximable_blocks", self.approximation.approximable_blocks.to_string()),
@@ -495,7 +551,7 @@ impl McStats {
 
 impl Serialize for McStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("McStats", 33)?;
+        let mut s = serializer.serialize_struct("McStats", 35)?;
         s.serialize_field("codec", &self.codec)?;
         s.serialize_field("controllers", &self.controllers)?;
         s.serialize_field("block_bytes", &self.block_bytes)?;
@@ -518,6 +574,8 @@ impl Serialize for McStats {
         s.serialize_field("dram_writes", &self.dram_writes)?;
         s.serialize_field("memcpy_traffic", &self.memcpy_traffic)?;
         s.serialize_field("metadata_cache", &self.metadata)?;
+        s.serialize_field("partial", &self.partial)?;
+        s.serialize_field("requests", &self.requests)?;
         s.serialize_field("verify", &self.verify)?;
         s.serialize_field("approximation", &self.approximation)?;
         s.serialize_field("compress_cycles", &self.compress_cycles)?;

@@ -1,0 +1,271 @@
+//! Requests that are not one whole block: the sector reads of a sectored L2
+//! (gpgpu-sim's QV100 config asks DRAM for 32-byte sectors of 128-byte
+//! lines), the write-back of a line with only some sectors dirty, and the
+//! partial writes an unsectored L2 sends past itself (gpgpu-sim v3.2.1).
+//! The Fermi-era papers size only whole-line transfers; this is the one
+//! treatment memzip gives everything else, whatever the simulator.
+//!
+//! A request names its block, the bytes an uncompressed memory would move
+//! for it (`request_bytes`, what the simulator sizes it to) and, for a
+//! write, the MAG units of the block it writes whole ([`PartialRequest`]).
+//! Its cost depends on how the block is stored:
+//!
+//! - **Read, block stored raw** (or never written): only the bursts asked
+//!   for, no decompression: the same bursts as without compression.
+//! - **Read, block stored compressed**: the compressed block is one stream,
+//!   so the whole stored block is fetched (its `burst_count` bursts) and
+//!   decompressed; the bursts beyond those asked for are counted as
+//!   over-fetch. The L2 keeps only the sectors it asked for (gpgpu-sim fills
+//!   the requested sector), so a second sector read of the same line fetches
+//!   the block again: the cost a sectored cache puts on compression.
+//! - **Write** (`-memzip_partial_writes`, [`PartialWrites`]):
+//!   - `rmw` (default): the block is rebuilt and recompressed whole. What
+//!     DRAM holds of it is read first (a compressed block: its stored bursts,
+//!     then decompressed; a raw block: the units the write does not cover
+//!     whole), then the whole block is compressed and written. If it stays
+//!     raw and was raw, only the bursts of the write go out (the rest is
+//!     already in place).
+//!   - `raw`: never recompress on a partial write. A raw block takes the
+//!     write's bursts as they are (no read); a compressed block is read,
+//!     decompressed and written back whole and raw, and its metadata marks
+//!     it raw (a raw fallback) until a whole-block write-back compresses it.
+//!
+//! The read of a read-modify-write is modelled as extra bursts of the same
+//! DRAM request (as metadata fills are): the block lies in one DRAM row in
+//! every address mapping memzip runs (bits 0-6 of an address are column
+//! bits), so the read and the write hit the same open row. Its latency
+//! (decompression of the old block, then compression) delays the write.
+//!
+//! A codec that keeps no metadata (`none`) cannot store a block compressed:
+//! every request moves exactly its bytes, so under `none` memzip's bursts
+//! equal the simulator's column commands.
+
+use super::{McError, MemoryController, MetadataOutcome, ReadOutcome, StoredBlock, WriteOutcome};
+use crate::codec::{CompressedBlock, UNCOMPRESSED};
+use crate::mc::metadata_cache::MdcAccess;
+use crate::mc::partial_request::{PartialRequest, PartialWrites};
+
+/// How a partial write is carried out, decided from the stored block.
+struct WritePlan {
+    /// Bursts read back first (0: no read).
+    read_bursts: usize,
+    /// Decompression before the rebuild (the old block was compressed).
+    decompress_cycles: u32,
+    /// Compress the rebuilt block; else it is stored raw.
+    recompress: bool,
+    /// A compressed block left raw.
+    raw_fallback: bool,
+}
+
+impl MemoryController {
+    /// Bursts an uncompressed memory moves for `request_bytes` (at least
+    /// one, at most the block's).
+    fn request_bursts(&self, request_bytes: usize) -> usize {
+        let g = self.geometry;
+        request_bytes.div_ceil(g.mag_bytes()).clamp(1, g.block_bursts())
+    }
+
+    /// The block's stored form when it is compressed.
+    fn stored_compressed(&self, addr: u64) -> Option<StoredBlock> {
+        self.stored(addr).filter(|b| b.encoding != UNCOMPRESSED)
+    }
+
+    /// A DRAM read of part of the block at `addr` (see the module doc).
+    pub fn read_partial(&mut self, addr: u64, request: PartialRequest) -> ReadOutcome {
+        let addr = self.block_addr(addr);
+        let asked = self.request_bursts(request.request_bytes);
+        let metadata = self.metadata_access(addr, MdcAccess::Read);
+        let stored = self.stored(addr);
+        let (encoding, bursts) = match stored {
+            Some(b) if b.encoding != UNCOMPRESSED => (b.encoding, b.burst_count as usize),
+            _ => (UNCOMPRESSED, asked),
+        };
+        let overfetch = bursts.saturating_sub(asked);
+        let decompress_cycles = self.decompress_cycles(encoding);
+        self.count_partial_read(encoding, bursts, asked, decompress_cycles, stored.is_none());
+        let stats = &mut self.stats.partial;
+        stats.reads += 1;
+        stats.compressed_reads += (encoding != UNCOMPRESSED) as u64;
+        stats.overfetch_bursts += overfetch as u64;
+        ReadOutcome {
+            encoding,
+            burst_count: bursts,
+            dram_bytes: bursts * self.geometry.mag_bytes(),
+            decompress_cycles,
+            metadata_cycles: metadata.cycles,
+            metadata_miss: metadata.miss,
+            metadata_fetch_bytes: metadata.fetch_bytes,
+            metadata_writeback_bytes: metadata.writeback_bytes,
+            was_written: stored.is_some(),
+            overfetch_bursts: overfetch,
+        }
+    }
+
+    fn count_partial_read(
+        &mut self,
+        encoding: u8,
+        bursts: usize,
+        asked: usize,
+        decompress_cycles: u32,
+        unwritten: bool,
+    ) {
+        let name = self.encoding_name(encoding).to_string();
+        let decompressor = (encoding != UNCOMPRESSED).then(|| self.decompressor_of(encoding));
+        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
+        let read_pj = self.energy.read_bursts_pj(bursts);
+        let stats = &mut self.stats;
+        *stats.reads_by_encoding.entry(name).or_insert(0) += 1;
+        stats.unwritten_reads += unwritten as u64;
+        stats.dram_reads.record(bursts, asked, self.geometry.mag_bytes());
+        stats.decompress_cycles += decompress_cycles as u64;
+        stats.energy.decompress_pj += decompress_pj;
+        stats.energy.dram_read_pj += read_pj;
+    }
+
+    /// A DRAM write of part of the block at `addr`; `bytes` is the whole
+    /// block as it is after the write (the simulator's functional memory).
+    /// With `approximated`, the block is approximable data
+    /// ([`write_approximable_block`](Self::write_approximable_block)).
+    pub fn write_partial(
+        &mut self,
+        addr: u64,
+        request: PartialRequest,
+        bytes: &[u8],
+        approximated: Option<&mut [u8]>,
+    ) -> Result<WriteOutcome, McError> {
+        let addr = self.block_addr(addr);
+        let asked = self.request_bursts(request.request_bytes);
+        if self.mdc.is_none() {
+            // Nothing is ever stored compressed: the write goes out as it is.
+            return Ok(self.write_raw_part(asked, asked, MetadataOutcome::default(), WritePlan::none()));
+        }
+        let plan = self.plan_partial_write(addr, request);
+        let kind = if plan.recompress || plan.raw_fallback { MdcAccess::Write } else { MdcAccess::Read };
+        let metadata = self.metadata_access(addr, kind);
+        self.charge_rmw_read(&plan, addr);
+        if !plan.recompress {
+            let bursts = if plan.raw_fallback { self.geometry.block_bursts() } else { asked };
+            if plan.raw_fallback {
+                self.store(addr, &CompressedBlock::uncompressed(bytes, self.geometry));
+            }
+            return Ok(self.write_raw_part(bursts, asked, metadata, plan));
+        }
+        self.recompress_part(addr, asked, bytes, approximated, metadata, plan)
+    }
+
+    fn plan_partial_write(&self, addr: u64, request: PartialRequest) -> WritePlan {
+        let g = self.geometry;
+        match (self.stored_compressed(addr), self.options.partial_writes) {
+            (Some(old), policy) => WritePlan {
+                read_bursts: old.burst_count as usize,
+                decompress_cycles: self.decompress_cycles(old.encoding),
+                recompress: policy == PartialWrites::ReadModifyWrite,
+                raw_fallback: policy == PartialWrites::StoreRaw,
+            },
+            (None, PartialWrites::ReadModifyWrite) => {
+                let whole = (0..g.block_bursts()).filter(|i| request.whole_units >> i & 1 == 1).count();
+                WritePlan {
+                    read_bursts: g.block_bursts() - whole,
+                    decompress_cycles: 0,
+                    recompress: true,
+                    raw_fallback: false,
+                }
+            }
+            (None, PartialWrites::StoreRaw) => WritePlan::none(),
+        }
+    }
+
+    /// Counts the read of a read-modify-write (bursts, decompression, energy).
+    fn charge_rmw_read(&mut self, plan: &WritePlan, addr: u64) {
+        if plan.read_bursts == 0 {
+            return;
+        }
+        let decompressor = self.stored_compressed(addr).map(|b| self.decompressor_of(b.encoding));
+        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
+        let read_pj = self.energy.read_bursts_pj(plan.read_bursts);
+        let stats = &mut self.stats;
+        stats.partial.rmw_reads += 1;
+        stats.partial.rmw_read_bursts += plan.read_bursts as u64;
+        stats.partial.rmw_read_bytes += (plan.read_bursts * self.geometry.mag_bytes()) as u64;
+        stats.partial.raw_fallbacks += plan.raw_fallback as u64;
+        stats.decompress_cycles += plan.decompress_cycles as u64;
+        stats.energy.decompress_pj += decompress_pj;
+        stats.energy.dram_read_pj += read_pj;
+    }
+
+    /// A partial write stored raw: `bursts` written (`asked` of them the
+    /// write's own), nothing compressed.
+    fn write_raw_part(
+        &mut self,
+        bursts: usize,
+        asked: usize,
+        metadata: MetadataOutcome,
+        plan: WritePlan,
+    ) -> WriteOutcome {
+        let g = self.geometry;
+        self.stats.partial.writes += 1;
+        self.stats.dram_writes.record(bursts, asked, g.mag_bytes());
+        self.stats.energy.dram_write_pj += self.energy.write_bursts_pj(bursts);
+        WriteOutcome {
+            encoding: UNCOMPRESSED,
+            compressed_bits: bursts * g.mag_bytes() * 8,
+            burst_count: bursts,
+            dram_bytes: bursts * g.mag_bytes(),
+            compress_cycles: 0,
+            metadata_miss: metadata.miss,
+            metadata_fetch_bytes: metadata.fetch_bytes,
+            metadata_writeback_bytes: metadata.writeback_bytes,
+            approximated: false,
+            rmw_read_bursts: plan.read_bursts,
+            rmw_decompress_cycles: plan.decompress_cycles,
+        }
+    }
+
+    /// The rebuilt block compressed whole and written: its stored bursts, or
+    /// when it stays raw and was raw, only the bursts of the write.
+    fn recompress_part(
+        &mut self,
+        addr: u64,
+        asked: usize,
+        bytes: &[u8],
+        approximated: Option<&mut [u8]>,
+        metadata: MetadataOutcome,
+        plan: WritePlan,
+    ) -> Result<WriteOutcome, McError> {
+        let g = self.geometry;
+        let was_compressed = self.stored_compressed(addr).is_some();
+        let sampled = self.sampling_open;
+        let (compressed, lossy) = self.compress_checked(addr, bytes, approximated)?;
+        let compress_pj = self.compress_energy(sampled, &compressed);
+        self.store(addr, &compressed);
+        self.count_sampled(&compressed)?;
+        let bursts = match compressed.is_compressed() || was_compressed {
+            true => compressed.burst_count,
+            false => asked,
+        };
+        let name = self.encoding_name(compressed.encoding).to_string();
+        let compress_cycles = self.compress_cycles(&compressed);
+        let stats = &mut self.stats;
+        stats.writes.record(&compressed, &name, g.block_bytes());
+        stats.partial.writes += 1;
+        stats.partial.raw_fallbacks += (was_compressed && !compressed.is_compressed()) as u64;
+        stats.dram_writes.record(bursts, asked, g.mag_bytes());
+        stats.compress_cycles += compress_cycles as u64;
+        stats.energy.compress_pj += compress_pj;
+        stats.energy.dram_write_pj += self.energy.write_bursts_pj(bursts);
+        let mut outcome = self.write_outcome(&compressed, metadata, compress_cycles, lossy);
+        outcome.burst_count = bursts;
+        outcome.dram_bytes = bursts * g.mag_bytes();
+        outcome.rmw_read_bursts = plan.read_bursts;
+        outcome.rmw_decompress_cycles = plan.decompress_cycles;
+        self.scratch = compressed;
+        Ok(outcome)
+    }
+}
+
+impl WritePlan {
+    /// Nothing read, nothing compressed.
+    fn none() -> Self {
+        WritePlan { read_bursts: 0, decompress_cycles: 0, recompress: false, raw_fallback: false }
+    }
+}
