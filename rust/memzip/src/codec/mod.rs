@@ -11,6 +11,7 @@ pub mod bdi;
 pub mod bpc;
 pub mod cost_profile;
 pub mod cpack;
+pub mod declaration;
 pub mod e2mc;
 pub mod fpc;
 pub mod latency_knobs;
@@ -20,6 +21,8 @@ pub mod registry;
 pub mod slc;
 pub mod spec;
 
+#[cfg(test)]
+mod contract_tests;
 #[cfg(test)]
 pub(crate) mod test_support;
 

@@ -6,18 +6,21 @@
 //! - [`metadata_cache`]: the set-associative cache of per-block encoding bits.
 //! - [`controller`]: [`MemoryController`], one per simulated memory controller.
 //! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
-//! - [`energy`]: the energy constants and what each event costs.
+//! - [`energy`]: the energy constants and their sources.
+//! - [`energy_model`]: what each event costs.
 //! - [`approx`]: the program's safe-to-approximate allocations (lossy codecs).
 
 pub mod approx;
 pub mod controller;
 pub mod energy;
+pub mod energy_model;
 pub mod metadata_cache;
 pub mod stats;
 
 pub use approx::ApproximableMemory;
 pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
-pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
+pub use energy::{CodecEnergy, EnergyParams, EnergyStats, PowerLatency};
+pub use energy_model::EnergyModel;
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
 pub use stats::{
     ApproximationStats, CompressionStats, DramDeviceStats, McStats, MetadataStats, TrafficStats, VerifyStats,
