@@ -8,7 +8,7 @@
 //! Unknown names and knobs are errors that list what is valid, so a typo in a
 //! simulator config stops the run with one clear line.
 
-use super::declaration::{Declaration, DefaultLatency, Registry};
+use super::declaration::{Declaration, DefaultLatency, Knob, Registry};
 use super::latency_knobs;
 use super::spec::CodecSpec;
 use super::Codec;
@@ -68,14 +68,18 @@ pub fn energy(name: &str, params: &EnergyParams, block_bits: usize) -> Option<Co
     declaration(name)?.energy(params, block_bits)
 }
 
+/// The latency knobs every codec with a latency of its own takes.
+const LATENCY_KNOBS: [Knob; 2] = [
+    Knob { name: latency_knobs::COMP_LATENCY, accepts: "cycles" },
+    Knob { name: latency_knobs::DECOMP_LATENCY, accepts: "cycles" },
+];
+
 /// Builds the codec a spec names. Every codec with a latency of its own also
 /// takes the latency knobs (`comp_latency`, `decomp_latency`; see
-/// [`latency_knobs`](super::latency_knobs)); the adaptive selector's are its
-/// candidates'.
+/// [`latency_knobs`]); the adaptive selector's are its candidates'.
 pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
     let declared = declaration(&spec.name)
         .ok_or_else(|| ConfigError::new("codec", spec.name.as_str(), format!("one of {}", codec_names().join(", "))))?;
-    let own_knobs = declared.knob_names();
     if declared.latency == DefaultLatency::OfCandidates {
         if let Some(knob) = latency_knobs::KNOBS.into_iter().find(|&knob| spec.has(knob)) {
             return Err(ConfigError::new(
@@ -84,17 +88,27 @@ pub fn build(spec: &CodecSpec) -> Result<Box<dyn Codec>, ConfigError> {
                 format!(
                     "{} (latencies are per candidate: \
                      {}:candidates=fpc:{knob}=3/bdi:{knob}=2)",
-                    own_knobs.join(", "),
+                    declared.knob_names().join(", "),
                     declared.name
                 ),
             ));
         }
-        spec.check_knobs(&own_knobs)?;
+        check_knobs(spec, declared.knobs.iter())?;
         return (declared.build)(spec, &FOR_BUILDERS);
     }
-    let allowed: Vec<&str> = own_knobs.into_iter().chain(latency_knobs::KNOBS).collect();
-    spec.check_knobs(&allowed)?;
+    check_knobs(spec, declared.knobs.iter().chain(&LATENCY_KNOBS))?;
     latency_knobs::apply(spec, (declared.build)(spec, &FOR_BUILDERS)?)
+}
+
+/// An error naming the first knob of `spec` the codec does not take, listing
+/// the ones it does with what each accepts.
+fn check_knobs<'a>(spec: &CodecSpec, allowed: impl Iterator<Item = &'a Knob> + Clone) -> Result<(), ConfigError> {
+    let Some(unknown) = spec.knob_names().find(|name| !allowed.clone().any(|knob| knob.name == *name)) else {
+        return Ok(());
+    };
+    let described: Vec<String> = allowed.map(|knob| format!("{} ({})", knob.name, knob.accepts)).collect();
+    let expected = if described.is_empty() { "no knobs".to_string() } else { described.join(", ") };
+    Err(ConfigError::new(format!("{} knob", spec.name), unknown, expected))
 }
 
 /// Parses and builds in one step.
@@ -120,9 +134,17 @@ mod tests {
     }
 
     #[test]
-    fn unknown_knob_is_an_error() {
+    fn unknown_knob_is_an_error_listing_what_each_knob_accepts() {
         let err = build_str("none:pdw=4", Geometry::default()).err().unwrap();
         assert!(err.to_string().contains("pdw"), "{err}");
+        let err = build_str("mag_bdi:base=4", Geometry::default()).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "invalid mag_bdi knob 'base': expected bases (4 (default) or 8+4+2), deltas (signed (default) or \
+             unsigned), comp_latency (cycles), decomp_latency (cycles)"
+        );
+        let err = build_str("adaptive:pdw=4", Geometry::default()).err().unwrap();
+        assert!(err.expected.starts_with("lambda (a non-negative integer (default 6)), candidates ("), "{err}");
     }
 
     #[test]

@@ -147,18 +147,6 @@ impl CodecSpec {
             Some(v) => v.parse().map_err(|_| ConfigError::new(format!("{}.{key}", self.name), v.as_str(), expected)),
         }
     }
-
-    /// An error naming the first knob that is not in `allowed`.
-    pub fn check_knobs(&self, allowed: &[&str]) -> Result<(), ConfigError> {
-        match self.knob_names().find(|k| !allowed.contains(k)) {
-            None => Ok(()),
-            Some(k) => Err(ConfigError::new(
-                format!("{} knob", self.name),
-                k,
-                if allowed.is_empty() { "no knobs".to_string() } else { allowed.join(", ") },
-            )),
-        }
-    }
 }
 
 /// `name[:key=value,...]`, the text [`CodecSpec::parse`] reads back
