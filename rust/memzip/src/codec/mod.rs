@@ -4,7 +4,11 @@
 //! Like gem5's compressors, each codec is one small type in its own file over
 //! a shared base: [`CompressedBlock`] carries the result, the helpers here
 //! implement the parts every codec shares (the uncompressed fallback, the
-//! "worth it" rule, block-size checks).
+//! "worth it" rule, block-size checks). Each codec file also declares the
+//! codec ([`declaration`]: name, knobs, lossiness, energy figure, default
+//! latency), and [`registry`] lists the declarations; a new codec is its file,
+//! its `pub mod` line below and its line in `registry::REGISTERED`
+//! (`rust/memzip/README.md`, "How to add a codec").
 
 pub mod adaptive;
 pub mod bdi;
