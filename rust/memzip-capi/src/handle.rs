@@ -40,7 +40,7 @@ impl Energy {
     fn new(codec: &dyn Codec, encoding_names: &[String]) -> Self {
         let params = EnergyParams::default();
         let block_bits = codec.geometry().block_bits();
-        let of = |name: &str| params.codec_energy(name, block_bits).unwrap_or_default();
+        let of = |name: &str| registry::energy(name, &params, block_bits).unwrap_or_default();
         let compress_pj = codec.compressor_names().iter().map(|name| of(name).compress_pj).collect();
         // As the memory controller does: the adaptive selector names its
         // encodings `<candidate>/<encoding>`, decoded by that candidate.

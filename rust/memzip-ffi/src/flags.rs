@@ -72,7 +72,7 @@ pub struct Flag {
 /// The `-memzip_energy_*` flags, one per constant of `memzip::mc::EnergyParams`
 /// (sources and derivations in rust/memzip/src/mc/energy.rs): suffix after
 /// `-memzip_energy_`, default, help text.
-fn energy_flags() -> [(&'static str, f64, &'static str); 11] {
+fn energy_flags() -> [(&'static str, f64, &'static str); 12] {
     let d = EnergyParams::default();
     [
         ("fpc_pj", d.fpc_pj, "FPC compress+decompress energy, pJ per 512-bit block (adaptive multi-GPU compression paper, Table III, 7 nm); split by power x latency, scaled to the block"),
@@ -86,6 +86,7 @@ fn energy_flags() -> [(&'static str, f64, &'static str); 11] {
         ("dram_read_pj_per_bit", d.dram_read_pj_per_bit, "DRAM read energy, pJ per bit (GPUWattch GTX480: dram_rd_coeff x MEM_RD per 64-byte command)"),
         ("dram_write_pj_per_bit", d.dram_write_pj_per_bit, "DRAM write energy, pJ per bit (GPUWattch GTX480: dram_wr_coeff x MEM_WR per 64-byte command)"),
         ("dram_activation_pj", d.dram_activation_pj, "DRAM row activation (and its precharge) energy, pJ (GPUWattch GTX480: dram_pre_coeff x MEM_PRE)"),
+        ("bpc_pj", d.bpc_pj, "BPC compress+decompress energy, pJ per 512-bit block: an estimate, BDI's figure (delta stage) plus FPC's (plane coding) from the adaptive multi-GPU compression paper's Table III; derivation in rust/memzip/src/codec/bpc.rs"),
     ]
 }
 

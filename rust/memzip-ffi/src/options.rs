@@ -115,6 +115,7 @@ pub fn energy_params(values: &[f64]) -> Result<EnergyParams, String> {
         dram_read_pj_per_bit: values[8],
         dram_write_pj_per_bit: values[9],
         dram_activation_pj: values[10],
+        bpc_pj: values[11],
     };
     params.validate().map_err(|(name, value)| {
         format!("-memzip_energy_{name}: invalid value '{value}': expected a finite number, at least 0")
@@ -129,6 +130,7 @@ mod energy_tests {
     #[test]
     fn energy_flags_round_trip_to_the_default_params() {
         assert_eq!(energy_flag_names()[0], "-memzip_energy_fpc_pj");
+        assert_eq!(energy_flag_names()[11], "-memzip_energy_bpc_pj");
         assert_eq!(energy_params(&crate::flags::defaults().energy).unwrap(), EnergyParams::default());
         assert_eq!(energy_params(&[]).unwrap(), EnergyParams::default());
     }
@@ -138,7 +140,9 @@ mod energy_tests {
         let mut values = crate::flags::defaults().energy;
         values[4] = 2.5;
         values[10] = 0.0;
+        values[11] = 40.0;
         let p = energy_params(&values).unwrap();
+        assert_eq!(p.bpc_pj, 40.0);
         assert_eq!(
             (p.e2mc_compress_pj_per_symbol, p.e2mc_decompress_pj_per_symbol, p.dram_activation_pj),
             (Some(2.5), None, 0.0)
@@ -146,7 +150,7 @@ mod energy_tests {
         values[7] = -3.0;
         let err = energy_params(&values).unwrap_err();
         assert_eq!(err, "-memzip_energy_mdc_write_pj: invalid value '-3': expected a finite number, at least 0");
-        assert!(energy_params(&[1.0]).unwrap_err().contains("1 values given, expected 11"));
+        assert!(energy_params(&[1.0]).unwrap_err().contains("1 values given, expected 12"));
     }
 }
 

@@ -9,7 +9,7 @@ mod common;
 use std::cell::RefCell;
 
 use common::mix::{block_mix, block_of_kind, KINDS};
-use common::{codec, label, CODECS};
+use common::{codec, codecs, label};
 use memzip::Geometry;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -27,15 +27,11 @@ fn blocks(block_bytes: usize) -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![4 => structured, 1 => prop::collection::vec(any::<u8>(), block_bytes)]
 }
 
-/// Codecs checked here besides the shared list (which the golden
-/// bitstream test also reads).
-const MORE_CODECS: &[(&str, &[(&str, &str)])] = &[("bpc", &[])];
-
 #[test]
 fn compressed_size_equals_compress() {
     for (block_bytes, mag_bytes) in [(128, 32), (128, 16), (64, 32), (32, 16)] {
         let geometry = Geometry::new(block_bytes, mag_bytes).unwrap();
-        for &(name, knobs) in CODECS.iter().chain(MORE_CODECS) {
+        for (name, knobs) in codecs() {
             let full = RefCell::new(codec(name, knobs, geometry));
             let sized = RefCell::new(codec(name, knobs, geometry));
             // Half the cases in E2MC's sampling phase, half after it.

@@ -81,3 +81,17 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
+
+/// `serde_json::to_string_pretty`'s two-space indent halved, as the golden
+/// files are written (a JSON string holds no raw newline, so every line's
+/// leading spaces are indentation).
+pub fn one_space_indent(pretty: &str) -> String {
+    pretty
+        .lines()
+        .map(|line| {
+            let body = line.trim_start_matches(' ');
+            format!("{}{body}", " ".repeat((line.len() - body.len()) / 2))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

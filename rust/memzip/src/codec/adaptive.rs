@@ -18,6 +18,8 @@
 //! - the block's encoding names the candidate and that candidate's own
 //!   encoding, so decoding never depends on the selector's state.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure, Knob, Registry};
+use super::spec::{CodecSpec, CANDIDATE_SEPARATOR};
 use std::cell::RefCell;
 
 use super::{
@@ -27,13 +29,65 @@ use super::{
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
-/// Candidates used when none are configured (the adaptive-compression paper).
-pub const DEFAULT_CANDIDATES: [&str; 3] = ["fpc", "cpack_z", "bdi"];
+/// Candidates used when none are configured (kept with the spec syntax,
+/// which resolves them).
+pub use super::spec::DEFAULT_CANDIDATES;
 /// λ of Eq. 1; the paper finds 6 balances bandwidth and latency best.
 pub const DEFAULT_LAMBDA: u32 = 6;
 pub const DEFAULT_SAMPLE_BLOCKS: usize = 7;
 pub const DEFAULT_PERIOD_BLOCKS: usize = 300;
 pub const DEFAULT_VOTES_NEEDED: usize = 3;
+
+/// Knob `lambda`: λ of Eq. 1.
+const LAMBDA_ACCEPTS: &str = "a non-negative integer (default 6)";
+/// Knob `candidates`: the codecs the selector picks among.
+const CANDIDATES_ACCEPTS: &str = "'/'-separated codec specs with knobs of their own, the spec's last knob \
+                                  (default fpc/cpack_z/bdi)";
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "adaptive",
+    summary: "the adaptive-compression paper's selector: samples its candidates, runs the one with the least penalty",
+    knobs: &[
+        Knob { name: "lambda", accepts: LAMBDA_ACCEPTS },
+        Knob { name: "candidates", accepts: CANDIDATES_ACCEPTS },
+    ],
+    lossy: false,
+    energy: EnergyFigure::OfCandidates,
+    latency: DefaultLatency::OfCandidates,
+    build,
+}];
+
+/// Builds the selector and its candidates: `candidates` is a `/`-separated
+/// list of codec specs, each with its own knobs, e.g.
+/// `adaptive:lambda=6,candidates=fpc:variant=paper004/mag_bdi:bases=8+4+2`;
+/// it is adaptive's last knob (see [`CodecSpec::parse`]). A candidate is any
+/// registered codec with a compressor of its own that stores every block
+/// exactly: not `none` (storing raw is always an option), not a selector,
+/// not a lossy codec (SLC is lossy only for data marked approximable, which
+/// the selector's size-only choice does not know about).
+fn build(spec: &CodecSpec, registry: &Registry) -> Result<Box<dyn Codec>, ConfigError> {
+    let lambda = spec.knob("lambda", DEFAULT_LAMBDA, LAMBDA_ACCEPTS)?;
+    let selectable: Vec<&str> = (registry.declarations)()
+        .into_iter()
+        .filter(|d| d.name != "none" && d.latency != DefaultLatency::OfCandidates && !d.lossy)
+        .map(|d| d.name)
+        .collect();
+    let candidates = spec
+        .candidate_specs()?
+        .iter()
+        .map(|candidate| {
+            if !selectable.contains(&candidate.name.as_str()) {
+                return Err(ConfigError::new(
+                    "adaptive.candidates",
+                    candidate.to_string(),
+                    format!("'{CANDIDATE_SEPARATOR}'-separated names from {}", selectable.join(", ")),
+                ));
+            }
+            (registry.build)(candidate)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Box::new(Adaptive::new(candidates, lambda)?))
+}
 
 /// What a running phase uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -51,6 +51,7 @@
 //!   the 72 and 74 B encodings, and with a 32 B block in one 32 B burst it
 //!   rejects everything.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure};
 use super::{
     check_block_size, decode_uncompressed_into, words, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
     Table2Patterns, UNCOMPRESSED,
@@ -58,6 +59,37 @@ use super::{
 use crate::bits::{sign_extend, BitReader, BitWriter};
 use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams, PowerLatency};
+
+/// The MAG-aware paper §V-A: BDI compresses and decompresses in one cycle each.
+const LATENCY: Latency = Latency::new(1, 1);
+
+/// BDI's row of the adaptive-compression paper's Table III (7 nm, 1 GHz):
+/// compressor 0.6 mW for 2 cycles, decompressor 0.2 mW for 1; their products,
+/// 1.2 and 0.2 pJ, are how the table's total of 1.3 pJ per 512-bit block
+/// arises.
+pub const TABLE3: PowerLatency =
+    PowerLatency { compress_mw: 0.6, compress_cycles: 2.0, decompress_mw: 0.2, decompress_cycles: 1.0 };
+
+/// Table III's total (`-memzip_energy_bdi_pj`), split by [`TABLE3`]'s power x
+/// latency and scaled to the block.
+pub fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    CodecEnergy::from_table3(params.bdi_pj, TABLE3, block_bits)
+}
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "bdi",
+    summary: "Base-Delta-Immediate (Pekhimenko et al., PACT 2012; the MAG-aware paper §III)",
+    knobs: &[],
+    lossy: false,
+    energy: EnergyFigure::PerBlock {
+        per_block: energy,
+        source: "the adaptive-compression paper, Table III: 1.3 pJ per 512-bit block compressed + decompressed, \
+                 split 1.2 : 0.2 by power x latency, scaled to the block",
+    },
+    latency: DefaultLatency::Cycles(LATENCY),
+    build: |spec, _| Ok(Box::new(Bdi::new(spec.geometry))),
+}];
 
 /// One two-base (implicit zero + explicit) base-delta layout: the unit both
 /// BDI and MAG-aware BDI build their encodings from (the MAG-aware paper Fig. 9 is one
@@ -476,8 +508,7 @@ impl Codec for Bdi {
     }
 
     fn latency(&self) -> Latency {
-        // The MAG-aware paper §V-A: BDI compresses and decompresses in one cycle each.
-        Latency::new(1, 1)
+        LATENCY
     }
 
     fn encoding_names(&self) -> Vec<String> {

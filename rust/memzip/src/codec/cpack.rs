@@ -41,6 +41,7 @@
 //! Encoding ids: 0 uncompressed, 1 C-Pack word stream, 2 zero block
 //! (`cpack_z` only). A block is kept compressed only when that saves a burst.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure};
 use super::{
     check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency, Table2Patterns,
     UNCOMPRESSED,
@@ -48,6 +49,50 @@ use super::{
 use crate::bits::{window_at, BitReader, BlockBitWriter, BLOCK_WRITER_BYTES};
 use crate::error::{CodecError, Corruption};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams, PowerLatency};
+
+/// C-Pack: 12 cycles to compress, 13 to decompress (the MAG-aware paper §V-A).
+const CPACK_LATENCY: Latency = Latency::new(12, 13);
+/// C-Pack+Z: 16 and 9 (the adaptive-compression paper, Table III).
+const CPACK_Z_LATENCY: Latency = Latency::new(16, 9);
+
+/// C-Pack+Z's row of the adaptive-compression paper's Table III (7 nm,
+/// 1 GHz): compressor 1.8 mW for 16 cycles, decompressor 1.3 mW for 9; their
+/// products (28.8 + 11.7 = 40.5 pJ) are how the table's total of 40.0 pJ per
+/// 512-bit block arises.
+pub const TABLE3: PowerLatency =
+    PowerLatency { compress_mw: 1.8, compress_cycles: 16.0, decompress_mw: 1.3, decompress_cycles: 9.0 };
+
+/// Table III's C-Pack+Z total (`-memzip_energy_cpack_pj`), split by
+/// [`TABLE3`]'s power x latency and scaled to the block. C-Pack without the
+/// zero-block code has no row of its own and uses C-Pack+Z's.
+fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    CodecEnergy::from_table3(params.cpack_pj, TABLE3, block_bits)
+}
+
+const TABLE3_SOURCE: &str = "the adaptive-compression paper, Table III (C-Pack+Z): 40.0 pJ per 512-bit block \
+                             compressed + decompressed, split 28.8 : 11.7 by power x latency, scaled to the block";
+
+pub const DECLARATIONS: &[Declaration] = &[
+    Declaration {
+        name: "cpack",
+        summary: "C-Pack (Chen et al., IEEE TVLSI 2010, Table I)",
+        knobs: &[],
+        lossy: false,
+        energy: EnergyFigure::PerBlock { per_block: energy, source: TABLE3_SOURCE },
+        latency: DefaultLatency::Cycles(CPACK_LATENCY),
+        build: |spec, _| Ok(Box::new(CPack::new(spec.geometry, false))),
+    },
+    Declaration {
+        name: "cpack_z",
+        summary: "C-Pack+Z: C-Pack with a 2-bit zero-block code (the adaptive-compression paper, Table II)",
+        knobs: &[],
+        lossy: false,
+        energy: EnergyFigure::PerBlock { per_block: energy, source: TABLE3_SOURCE },
+        latency: DefaultLatency::Cycles(CPACK_Z_LATENCY),
+        build: |spec, _| Ok(Box::new(CPack::new(spec.geometry, true))),
+    },
+];
 
 /// The encoding id of a C-Pack word stream.
 pub const ENCODING_CPACK: EncodingId = 1;
@@ -523,13 +568,11 @@ impl Codec for CPack {
         Ok(self.size_of(block))
     }
 
-    /// C-Pack 12/13 cycles (the MAG-aware paper §V-A), C-Pack+Z 16/9 (the
-    /// adaptive-compression paper, Table III).
     fn latency(&self) -> Latency {
         if self.zero_block_code {
-            Latency::new(16, 9)
+            CPACK_Z_LATENCY
         } else {
-            Latency::new(12, 13)
+            CPACK_LATENCY
         }
     }
 

@@ -42,6 +42,7 @@
 //! zero-padded halfword, two sign-extended bytes. Encoding ids: 0 uncompressed,
 //! 1 FPC. The block is kept compressed only when that saves a DRAM burst.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure, Knob};
 use std::str::FromStr;
 
 use super::spec::CodecSpec;
@@ -54,6 +55,38 @@ use crate::bits::fits_signed;
 use crate::bits::{sign_extend, window_at, BitReader, BLOCK_WRITER_BYTES};
 use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams, PowerLatency};
+
+/// The MAG-aware paper §V-A: FPC compresses in 6 cycles and decompresses in 10.
+const LATENCY: Latency = Latency::new(6, 10);
+
+/// FPC's row of the adaptive-compression paper's Table III (7 nm, 1 GHz):
+/// compressor and decompressor 4.6 mW each, for 3 and 5 cycles; their
+/// products (13.8 + 23.0 = 36.8 pJ) are how the table's total of 36.9 pJ per
+/// 512-bit block arises.
+pub const TABLE3: PowerLatency =
+    PowerLatency { compress_mw: 4.6, compress_cycles: 3.0, decompress_mw: 4.6, decompress_cycles: 5.0 };
+
+/// Table III's total (`-memzip_energy_fpc_pj`), split by [`TABLE3`]'s power x
+/// latency and scaled to the block; both variants use it (they differ only in
+/// their prefix table).
+pub fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    CodecEnergy::from_table3(params.fpc_pj, TABLE3, block_bits)
+}
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "fpc",
+    summary: "Frequent Pattern Compression; variant=paper004 is the adaptive-compression paper's Table II",
+    knobs: &[Knob { name: "variant", accepts: FpcVariant::NAMES }],
+    lossy: false,
+    energy: EnergyFigure::PerBlock {
+        per_block: energy,
+        source: "the adaptive-compression paper, Table III: 36.9 pJ per 512-bit block compressed + decompressed, \
+                 split 3 : 5 by power x latency, scaled to the block",
+    },
+    latency: DefaultLatency::Cycles(LATENCY),
+    build: |spec, _| build(spec),
+}];
 
 /// The encoding id of an FPC bitstream.
 pub const ENCODING_FPC: EncodingId = 1;
@@ -712,9 +745,8 @@ impl Codec for Fpc {
         })
     }
 
-    /// The MAG-aware paper §V-A: FPC compresses in 6 cycles and decompresses in 10.
     fn latency(&self) -> Latency {
-        Latency::new(6, 10)
+        LATENCY
     }
 
     fn encoding_names(&self) -> Vec<String> {

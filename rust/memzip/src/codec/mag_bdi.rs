@@ -57,6 +57,7 @@
 //!   compressible; `deltas=unsigned` is the paper's choice (benchmarks/
 //!   reproduction.md, Fig. 14, compares the two on the study's traces).
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure, Knob};
 use std::str::FromStr;
 
 use super::bdi::BaseDelta;
@@ -66,6 +67,38 @@ use super::{
 };
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams};
+
+/// The MAG-aware paper §IV-E: one vector subtraction / addition.
+const LATENCY: Latency = Latency::new(1, 1);
+
+/// Knob `bases`: which explicit-base sizes the compressor units use.
+const BASES_ACCEPTS: &str = "4 (default) or 8+4+2";
+/// Knob `deltas`: signed deltas, or the §VI-C leading-zeros-only ones.
+const DELTAS_ACCEPTS: &str = "signed (default) or unsigned";
+
+/// BDI's figure with the compression half scaled by the compressor-unit
+/// ratio (`-memzip_energy_mag_bdi_unit_ratio`): the MAG-aware paper §IV-E,
+/// "MAG-aware BDI only requires three compressor units, BDI used six"; the
+/// decompressor is BDI's.
+fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    let bdi = super::bdi::energy(params, block_bits);
+    CodecEnergy { compress_pj: bdi.compress_pj * params.mag_bdi_unit_ratio, ..bdi }
+}
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "mag_bdi",
+    summary: "the MAG-aware paper's BDI: deltas sized for the memory access granularity",
+    knobs: &[Knob { name: "bases", accepts: BASES_ACCEPTS }, Knob { name: "deltas", accepts: DELTAS_ACCEPTS }],
+    lossy: false,
+    energy: EnergyFigure::PerBlock {
+        per_block: energy,
+        source: "BDI's (the adaptive-compression paper, Table III), compression x 3/6 compressor units \
+                 (the MAG-aware paper §IV-E)",
+    },
+    latency: DefaultLatency::Cycles(LATENCY),
+    build: |spec, _| Ok(Box::new(MagBdi::from_spec(spec)?)),
+}];
 
 /// The explicit-base sizes MAG-aware BDI uses (knob `bases`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -186,8 +219,8 @@ impl MagBdi {
     /// Builds from a registry spec: knob `bases` = `4` (default) or `8+4+2`,
     /// knob `deltas` = `signed` (default) or `unsigned`.
     pub fn from_spec(spec: &CodecSpec) -> Result<Self, ConfigError> {
-        let bases = spec.knob("bases", BaseSizes::default(), "4 or 8+4+2")?;
-        let deltas = spec.knob("deltas", DeltaSign::default(), "signed or unsigned")?;
+        let bases = spec.knob("bases", BaseSizes::default(), BASES_ACCEPTS)?;
+        let deltas = spec.knob("deltas", DeltaSign::default(), DELTAS_ACCEPTS)?;
         Ok(MagBdi::with_deltas(spec.geometry, bases, deltas))
     }
 
@@ -250,8 +283,7 @@ impl Codec for MagBdi {
     }
 
     fn latency(&self) -> Latency {
-        // The MAG-aware paper §IV-E: one vector subtraction / addition.
-        Latency::new(1, 1)
+        LATENCY
     }
 
     fn encoding_names(&self) -> Vec<String> {

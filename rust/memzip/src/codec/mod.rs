@@ -4,13 +4,18 @@
 //! Like gem5's compressors, each codec is one small type in its own file over
 //! a shared base: [`CompressedBlock`] carries the result, the helpers here
 //! implement the parts every codec shares (the uncompressed fallback, the
-//! "worth it" rule, block-size checks).
+//! "worth it" rule, block-size checks). Each codec file also declares the
+//! codec ([`declaration`]: name, knobs, lossiness, energy figure, default
+//! latency), and [`registry`] lists the declarations; a new codec is its file,
+//! its `pub mod` line below and its line in `registry::REGISTERED`
+//! (`rust/memzip/README.md`, "How to add a codec").
 
 pub mod adaptive;
 pub mod bdi;
 pub mod bpc;
 pub mod cost_profile;
 pub mod cpack;
+pub mod declaration;
 pub mod e2mc;
 pub mod fpc;
 pub mod latency_knobs;
@@ -20,6 +25,8 @@ pub mod registry;
 pub mod slc;
 pub mod spec;
 
+#[cfg(test)]
+mod contract_tests;
 #[cfg(test)]
 pub(crate) mod test_support;
 

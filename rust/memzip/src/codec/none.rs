@@ -1,8 +1,26 @@
 //! The baseline: every block is stored uncompressed.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure};
 use super::{check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, Latency, UNCOMPRESSED};
 use crate::error::CodecError;
 use crate::geometry::Geometry;
+use crate::mc::energy::CodecEnergy;
+
+/// No compressor, no decompressor: no latency.
+const LATENCY: Latency = Latency::new(0, 0);
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "none",
+    summary: "stores every block raw (the baseline)",
+    knobs: &[],
+    lossy: false,
+    energy: EnergyFigure::PerBlock {
+        per_block: |_, _| CodecEnergy::default(),
+        source: "no compressor or decompressor: blocks pass through (0 pJ by construction)",
+    },
+    latency: DefaultLatency::Cycles(LATENCY),
+    build: |spec, _| Ok(Box::new(NoCompression::new(spec.geometry))),
+}];
 
 #[derive(Debug, Clone)]
 pub struct NoCompression {
@@ -43,7 +61,7 @@ impl Codec for NoCompression {
     }
 
     fn latency(&self) -> Latency {
-        Latency::new(0, 0)
+        LATENCY
     }
 
     fn encoding_names(&self) -> Vec<String> {

@@ -63,6 +63,7 @@
 //! Encoding ids: 0 uncompressed, 1 `e2mc16` (the lossless block), 2
 //! `slc_approx`.
 
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure, Knob};
 use std::str::FromStr;
 
 use super::e2mc::E2mc;
@@ -71,6 +72,40 @@ use super::{bits_to_name, check_block_size, BlockSize, Codec, CompressedBlock, E
 use crate::bits::peek_bits;
 use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams};
+
+/// Knob `variant`: how approximated symbols are chosen and rebuilt.
+const VARIANT_ACCEPTS: &str = "simp, pred or opt (default)";
+/// Knob `threshold`: bytes above a MAG multiple the compressor may drop.
+const THRESHOLD_ACCEPTS: &str = "a number of bytes from 0 to the MAG (default 16)";
+
+/// E2MC16's energy: SLC is E2MC16 plus a node search whose cost the SLC
+/// paper puts at a tiny fraction of E2MC's (the MAG-aware paper §V-B:
+/// 0.0008% of the GPU's power).
+fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    super::e2mc::energy(SYMBOL_BITS as u32, params, block_bits)
+}
+
+pub const DECLARATIONS: &[Declaration] = &[Declaration {
+    name: "slc",
+    summary: "lossy: SLC (DATE 2019), E2MC16 that drops a block's last bytes above a MAG multiple, \
+              only in data marked approximable",
+    knobs: &[
+        Knob { name: "variant", accepts: VARIANT_ACCEPTS },
+        Knob { name: "threshold", accepts: THRESHOLD_ACCEPTS },
+        Knob { name: "pdw", accepts: super::e2mc::PDW_ACCEPTS },
+        Knob { name: "mfv", accepts: super::e2mc::MFV_ACCEPTS },
+        Knob { name: "sampling", accepts: super::e2mc::SAMPLING_ACCEPTS },
+    ],
+    lossy: true,
+    energy: EnergyFigure::PerBlock {
+        per_block: energy,
+        source: "E2MC16's (the E2MC paper, Table III); the node search is ~0.0008% of the GPU's power \
+                 (the MAG-aware paper §V-B)",
+    },
+    latency: DefaultLatency::Cycles(SLC_LATENCY),
+    build: |spec, _| Ok(Box::new(Slc::from_spec(spec)?)),
+}];
 
 /// Encoding id of an approximated block.
 pub const SLC_APPROX_ENCODING: EncodingId = 2;
@@ -214,8 +249,8 @@ impl Slc {
     /// opt), `threshold` (bytes, default 16) and E2MC16's `pdw`, `mfv` and
     /// `sampling` (see [`E2mc::from_spec`]).
     pub fn from_spec(spec: &CodecSpec) -> Result<Self, ConfigError> {
-        let variant = spec.knob("variant", Variant::default(), "simp, pred or opt")?;
-        let threshold = spec.knob("threshold", DEFAULT_THRESHOLD_BYTES, "a number of bytes")?;
+        let variant = spec.knob("variant", Variant::default(), VARIANT_ACCEPTS)?;
+        let threshold = spec.knob("threshold", DEFAULT_THRESHOLD_BYTES, THRESHOLD_ACCEPTS)?;
         Slc::new(E2mc::from_spec(spec, SYMBOL_BITS as u32)?, variant, threshold)
     }
 

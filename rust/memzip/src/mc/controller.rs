@@ -40,7 +40,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::energy::{EnergyModel, EnergyParams, EnergyStats};
+use super::energy::{EnergyParams, EnergyStats};
+use super::energy_model::EnergyModel;
 use super::metadata_cache::{MdcAccess, MdcConfig, MetadataCache};
 use super::stats::McStats;
 use crate::codec::registry;
@@ -1351,7 +1352,7 @@ mod tests {
     #[test]
     fn adaptive_charges_every_candidate_while_sampling_and_the_block_decoder_on_reads() {
         let p = round_energy();
-        let cost = |name: &str| p.codec_energy(name, 1024).unwrap();
+        let cost = |name: &str| crate::codec::registry::energy(name, &p, 1024).unwrap();
         let all = cost("fpc").compress_pj + cost("cpack_z").compress_pj + cost("bdi").compress_pj;
         let mut mc = real_mc("adaptive");
         for i in 0..7u64 {
@@ -1395,7 +1396,7 @@ mod tests {
         assert_ne!(after.encoding, UNCOMPRESSED, "after the window E2MC compresses with its table");
         let stats = mc.stats();
         assert_eq!(stats.sampling_blocks, 4, "blocks after the window are not counted");
-        let e2mc16 = EnergyParams::default().codec_energy("e2mc16", 1024).unwrap();
+        let e2mc16 = crate::codec::registry::energy("e2mc16", &EnergyParams::default(), 1024).unwrap();
         assert!(close(stats.energy.compress_pj, e2mc16.compress_pj), "the first encoded block costs 64 symbols");
         assert_eq!(stats.sampling_raw_share(), Some(4.0 / 5.0));
         let json: serde_json::Value = serde_json::from_str(&stats.to_json()).unwrap();

@@ -7,28 +7,13 @@
 //! flag each (see `rust/memzip-ffi/src/options.rs`); defaults and their
 //! derivation:
 //!
-//! - **FPC, BDI, C-Pack(+Z)** — the adaptive-compression paper Table III (7 nm, 1 GHz) gives the
-//!   combined energy to compress and decompress one 512-bit block: FPC
-//!   36.9 pJ, BDI 1.3 pJ, C-Pack+Z 40.0 pJ. It is split into compression and
-//!   decompression in proportion to power x latency of the same table
-//!   (FPC 4.6 mW x 3 cycles : 4.6 mW x 5 cycles, BDI 0.6 x 2 : 0.2 x 1,
-//!   C-Pack+Z 1.8 x 16 : 1.3 x 9; those products, 36.8, 1.4 and 40.5 pJ, are
-//!   how the table's totals arise), then scaled linearly to the block size
-//!   (x2 for a 128-byte block: each unit processes the block's words once).
-//!   C-Pack without the zero-block extension uses the C-Pack+Z figure.
-//! - **MAG-aware BDI** — BDI's figure, with the compression half scaled by
-//!   the compressor-unit ratio: the MAG-aware paper §IV-E, "MAG-aware BDI only requires
-//!   three compressor units, BDI used six" (ratio 0.5); the decompressor is
-//!   BDI's.
-//! - **E2MC** — the E2MC paper Table III (32 nm) gives one unit's power and clock
-//!   for each symbol length (SL); a unit handles one symbol per cycle
-//!   (§IV-A), so the energy per symbol is power / frequency (SL 16:
-//!   compressor 5.47 mW / 1.43 GHz = 3.83 pJ, decompressor 11.89 mW /
-//!   0.80 GHz = 14.86 pJ) and a block costs `block_bits / SL` of them (a
-//!   128-byte block: 64 symbols at SL 16, 245 pJ to compress, 951 pJ to
-//!   decompress). Parallel decoding ways split a block's symbols over `n`
-//!   decompressors (§III-G: "does not add up to the total number of required
-//!   units"), so the energy does not depend on the PDW.
+//! - **Codecs** — each codec's figure is declared in its own file, with its
+//!   source (`codec::declaration::EnergyFigure`; the registry looks it up by
+//!   name): FPC, BDI and C-Pack(+Z) from the adaptive-compression paper's
+//!   Table III, split and scaled to the block by [`CodecEnergy::from_table3`];
+//!   MAG-aware BDI from BDI's and the MAG-aware paper's §IV-E; E2MC (and SLC,
+//!   E2MC16's) from the E2MC paper's Table III; BPC an estimate derived from
+//!   FPC's and BDI's (`codec/bpc.rs`).
 //! - **Metadata cache** — the MAG-aware paper §V-B (CACTI 6.5, 32 nm, 16 KB): 0.0014 nJ
 //!   per read, 0.00097 nJ per write; not rescaled for other capacities. A
 //!   read-back looks the block up (one read); a write-back updates its
@@ -49,18 +34,7 @@
 //! The 7 nm (the adaptive-compression paper) and 32 nm (the E2MC and MAG-aware papers) figures are used as
 //! published, not rescaled to one node.
 //!
-//! What is charged (the controller calls [`EnergyModel`] per event):
-//! - every block a compressor examines costs its compression energy, also
-//!   when the block then stays raw (the compressor had to run to find out);
-//!   the adaptive selector's bypass phase runs no compressor and costs
-//!   nothing, its sampling phase runs every candidate;
-//! - a read of a block stored compressed costs its decompressor's energy;
-//!   raw blocks bypass the decompressor (nothing);
-//! - host-to-device copies are counted apart (`copy_compress_pj`), not in the
-//!   kernel total, as their traffic is; `-memzip_verify`'s decompressions are
-//!   a simulation check, not hardware, and cost nothing.
-
-use std::collections::BTreeMap;
+//! What each event costs is [`EnergyModel`](super::EnergyModel)'s (`energy_model.rs`).
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
@@ -71,45 +45,21 @@ pub const PAPER004_BLOCK_BITS: usize = 512;
 pub const GPUWATTCH_GTX480_ATOM_BITS: f64 = 512.0;
 
 /// One row of the adaptive-compression paper Table III: power (mW) and latency (cycles at 1 GHz)
-/// of the compressor and decompressor.
+/// of the compressor and decompressor (the rows are in the codecs' files).
 #[derive(Debug, Clone, Copy)]
-struct PowerLatency {
-    compress_mw: f64,
-    compress_cycles: f64,
-    decompress_mw: f64,
-    decompress_cycles: f64,
+pub struct PowerLatency {
+    pub compress_mw: f64,
+    pub compress_cycles: f64,
+    pub decompress_mw: f64,
+    pub decompress_cycles: f64,
 }
 
 impl PowerLatency {
     /// The share of the combined energy spent compressing.
-    fn compress_share(&self) -> f64 {
+    pub fn compress_share(&self) -> f64 {
         let compress = self.compress_mw * self.compress_cycles;
         compress / (compress + self.decompress_mw * self.decompress_cycles)
     }
-}
-
-const FPC_TABLE3: PowerLatency =
-    PowerLatency { compress_mw: 4.6, compress_cycles: 3.0, decompress_mw: 4.6, decompress_cycles: 5.0 };
-const BDI_TABLE3: PowerLatency =
-    PowerLatency { compress_mw: 0.6, compress_cycles: 2.0, decompress_mw: 0.2, decompress_cycles: 1.0 };
-const CPACK_Z_TABLE3: PowerLatency =
-    PowerLatency { compress_mw: 1.8, compress_cycles: 16.0, decompress_mw: 1.3, decompress_cycles: 9.0 };
-
-/// The E2MC paper Table III: symbol length, compressor GHz and mW, decompressor
-/// GHz and mW of one unit.
-const E2MC_TABLE3: [(usize, f64, f64, f64, f64); 4] = [
-    (4, 1.67, 1.43, 1.11, 5.12),
-    (8, 1.54, 4.01, 0.91, 11.91),
-    (16, 1.43, 5.47, 0.80, 11.89),
-    (32, 1.43, 9.34, 0.80, 14.30),
-];
-
-/// mW / GHz = pJ per cycle, one symbol per cycle.
-fn e2mc_table3_pj_per_symbol(symbol_bits: usize) -> Option<(f64, f64)> {
-    E2MC_TABLE3
-        .iter()
-        .find(|row| row.0 == symbol_bits)
-        .map(|&(_, comp_ghz, comp_mw, decomp_ghz, decomp_mw)| (comp_mw / comp_ghz, decomp_mw / decomp_ghz))
 }
 
 /// The energy constants; every field is a `-memzip_energy_*` flag.
@@ -137,6 +87,9 @@ pub struct EnergyParams {
     pub dram_write_pj_per_bit: f64,
     /// DRAM row activation (with its precharge), pJ (GPUWattch GTX480).
     pub dram_activation_pj: f64,
+    /// BPC compress + decompress, pJ per 512-bit block: an estimate derived
+    /// from FPC's and BDI's Table III figures (`codec/bpc.rs`).
+    pub bpc_pj: f64,
 }
 
 impl Default for EnergyParams {
@@ -153,6 +106,7 @@ impl Default for EnergyParams {
             dram_read_pj_per_bit: 7.74707143e-8 * 0.33 * 1e12 / GPUWATTCH_GTX480_ATOM_BITS,
             dram_write_pj_per_bit: 3.54664286e-8 * 0.40 * 1e12 / GPUWATTCH_GTX480_ATOM_BITS,
             dram_activation_pj: 3.8475e-8 * 0.11 * 1e12,
+            bpc_pj: 36.9 + 1.3,
         }
     }
 }
@@ -165,45 +119,34 @@ pub struct CodecEnergy {
 }
 
 impl CodecEnergy {
-    /// A total of the adaptive-compression paper's Table III, split by power x latency and scaled from
-    /// 512 bits to the block.
-    fn from_table3(total_pj_per_512_bits: f64, row: PowerLatency, block_bits: usize) -> Self {
+    /// A total of the adaptive-compression paper's Table III, split by power x latency of its
+    /// `row` and scaled linearly from 512 bits to the block (each unit
+    /// processes the block's words once).
+    pub fn from_table3(total_pj_per_512_bits: f64, row: PowerLatency, block_bits: usize) -> Self {
         let total = total_pj_per_512_bits * block_bits as f64 / PAPER004_BLOCK_BITS as f64;
         let share = row.compress_share();
         CodecEnergy { compress_pj: total * share, decompress_pj: total * (1.0 - share) }
     }
+
+    /// Both halves added (a unit built from two others).
+    pub fn plus(self, other: CodecEnergy) -> Self {
+        CodecEnergy {
+            compress_pj: self.compress_pj + other.compress_pj,
+            decompress_pj: self.decompress_pj + other.decompress_pj,
+        }
+    }
+
+    /// Both halves scaled by `factor`.
+    pub fn scaled(self, factor: f64) -> Self {
+        CodecEnergy { compress_pj: self.compress_pj * factor, decompress_pj: self.decompress_pj * factor }
+    }
+
+    pub fn total_pj(&self) -> f64 {
+        self.compress_pj + self.decompress_pj
+    }
 }
 
 impl EnergyParams {
-    /// Per-block energy of the codec `name` (a registry name, without
-    /// knobs); `None` for a name the model has no figure for.
-    pub fn codec_energy(&self, name: &str, block_bits: usize) -> Option<CodecEnergy> {
-        let energy = match name {
-            "none" => CodecEnergy::default(),
-            "bdi" => CodecEnergy::from_table3(self.bdi_pj, BDI_TABLE3, block_bits),
-            "mag_bdi" => {
-                let bdi = CodecEnergy::from_table3(self.bdi_pj, BDI_TABLE3, block_bits);
-                CodecEnergy { compress_pj: bdi.compress_pj * self.mag_bdi_unit_ratio, ..bdi }
-            }
-            "fpc" => CodecEnergy::from_table3(self.fpc_pj, FPC_TABLE3, block_bits),
-            "cpack" | "cpack_z" => CodecEnergy::from_table3(self.cpack_pj, CPACK_Z_TABLE3, block_bits),
-            // SLC is E2MC16 plus a node search whose cost the SLC paper puts
-            // at a tiny fraction of E2MC's (MAG-aware lossless paper, Sec.
-            // V-B: 0.0008% of the GPU's power): E2MC16's energy.
-            "slc" => return self.codec_energy("e2mc16", block_bits),
-            _ => {
-                let symbol_bits: usize = name.strip_prefix("e2mc")?.parse().ok()?;
-                let (comp, decomp) = e2mc_table3_pj_per_symbol(symbol_bits)?;
-                let symbols = (block_bits / symbol_bits) as f64;
-                CodecEnergy {
-                    compress_pj: symbols * self.e2mc_compress_pj_per_symbol.unwrap_or(comp),
-                    decompress_pj: symbols * self.e2mc_decompress_pj_per_symbol.unwrap_or(decomp),
-                }
-            }
-        };
-        Some(energy)
-    }
-
     /// Energy of one DRAM burst at a MAG of `mag_bytes`: (read, write).
     pub fn burst_pj(&self, mag_bytes: usize) -> (f64, f64) {
         let bits = (mag_bytes * 8) as f64;
@@ -226,64 +169,12 @@ impl EnergyParams {
             ("dram_read_pj_per_bit", self.dram_read_pj_per_bit),
             ("dram_write_pj_per_bit", self.dram_write_pj_per_bit),
             ("dram_activation_pj", self.dram_activation_pj),
+            ("bpc_pj", self.bpc_pj),
         ];
         match fields.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
             Some(&(name, value)) => Err((name, value)),
             None => Ok(()),
         }
-    }
-}
-
-/// The energy figures of one controller's codec and geometry, looked up per
-/// event by the controller.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EnergyModel {
-    params: EnergyParams,
-    block_bits: usize,
-    read_burst_pj: f64,
-    write_burst_pj: f64,
-    /// Per compressor name seen so far (the adaptive selector's candidates).
-    codecs: BTreeMap<String, CodecEnergy>,
-}
-
-impl EnergyModel {
-    pub fn new(params: EnergyParams, block_bytes: usize, mag_bytes: usize) -> Self {
-        let (read_burst_pj, write_burst_pj) = params.burst_pj(mag_bytes);
-        EnergyModel { params, block_bits: block_bytes * 8, read_burst_pj, write_burst_pj, codecs: BTreeMap::new() }
-    }
-
-    pub fn params(&self) -> EnergyParams {
-        self.params
-    }
-
-    /// A codec's per-block energy; a codec the model has no figure for (a
-    /// test codec) costs nothing.
-    pub fn codec(&mut self, name: &str) -> CodecEnergy {
-        if let Some(energy) = self.codecs.get(name) {
-            return *energy;
-        }
-        let energy = self.params.codec_energy(name, self.block_bits).unwrap_or_default();
-        self.codecs.insert(name.to_string(), energy);
-        energy
-    }
-
-    /// Compression energy of one block examined by these compressors.
-    pub fn compress_pj<'a>(&mut self, compressors: impl IntoIterator<Item = &'a str>) -> f64 {
-        compressors.into_iter().map(|name| self.codec(name).compress_pj).sum()
-    }
-
-    /// Decompression energy of a block read back: `decompressor` is `None`
-    /// for a raw block (bypass).
-    pub fn decompress_pj(&mut self, decompressor: Option<&str>) -> f64 {
-        decompressor.map_or(0.0, |name| self.codec(name).decompress_pj)
-    }
-
-    pub fn read_bursts_pj(&self, bursts: usize) -> f64 {
-        bursts as f64 * self.read_burst_pj
-    }
-
-    pub fn write_bursts_pj(&self, bursts: usize) -> f64 {
-        bursts as f64 * self.write_burst_pj
     }
 }
 
@@ -405,6 +296,11 @@ impl Serialize for EnergyStats {
 mod tests {
     use super::*;
 
+    /// A registered codec's declared figure (the registry looks it up).
+    fn figure(p: &EnergyParams, name: &str, block_bits: usize) -> Option<CodecEnergy> {
+        crate::codec::registry::energy(name, p, block_bits)
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
     }
@@ -413,36 +309,51 @@ mod tests {
     fn table3_split_keeps_the_papers_totals_and_scales_to_the_block() {
         let p = EnergyParams::default();
         for (name, total) in [("fpc", 36.9), ("bdi", 1.3), ("cpack_z", 40.0), ("cpack", 40.0)] {
-            let e = p.codec_energy(name, 512).unwrap();
+            let e = figure(&p, name, 512).unwrap();
             assert!(close(e.compress_pj + e.decompress_pj, total), "{name}: {e:?}");
-            let e128 = p.codec_energy(name, 1024).unwrap();
+            let e128 = figure(&p, name, 1024).unwrap();
             assert!(close(e128.compress_pj, 2.0 * e.compress_pj), "{name}");
         }
         // FPC: 4.6 mW x 3 cycles : 4.6 mW x 5 cycles.
-        let fpc = p.codec_energy("fpc", 512).unwrap();
+        let fpc = figure(&p, "fpc", 512).unwrap();
         assert!(close(fpc.compress_pj, 36.9 * 3.0 / 8.0) && close(fpc.decompress_pj, 36.9 * 5.0 / 8.0));
         // BDI: 0.6 x 2 : 0.2 x 1; MAG-aware BDI compresses with half the units.
-        let bdi = p.codec_energy("bdi", 1024).unwrap();
+        let bdi = figure(&p, "bdi", 1024).unwrap();
         assert!(close(bdi.compress_pj, 2.6 * 1.2 / 1.4) && close(bdi.decompress_pj, 2.6 * 0.2 / 1.4));
-        let mag = p.codec_energy("mag_bdi", 1024).unwrap();
+        let mag = figure(&p, "mag_bdi", 1024).unwrap();
         assert!(close(mag.compress_pj, bdi.compress_pj / 2.0) && close(mag.decompress_pj, bdi.decompress_pj));
-        assert_eq!(p.codec_energy("none", 1024), Some(CodecEnergy::default()));
-        assert_eq!(p.codec_energy("zip", 1024), None);
+        assert_eq!(figure(&p, "none", 1024), Some(CodecEnergy::default()));
+        assert_eq!(figure(&p, "zip", 1024), None);
+    }
+
+    #[test]
+    fn bpc_is_estimated_as_bdi_plus_fpc_and_scaled_by_its_flag() {
+        let p = EnergyParams::default();
+        let bpc = figure(&p, "bpc", 512).unwrap();
+        assert!(close(bpc.compress_pj, 36.9 * 3.0 / 8.0 + 1.3 * 1.2 / 1.4), "{bpc:?}");
+        assert!(close(bpc.decompress_pj, 36.9 * 5.0 / 8.0 + 1.3 * 0.2 / 1.4), "{bpc:?}");
+        assert!(close(bpc.total_pj(), 38.2) && close(p.bpc_pj, 38.2));
+        let at_128_bytes = figure(&p, "bpc", 1024).unwrap();
+        assert!(close(at_128_bytes.compress_pj, 2.0 * bpc.compress_pj));
+        let doubled = figure(&EnergyParams { bpc_pj: 76.4, ..p }, "bpc", 512).unwrap();
+        assert!(close(doubled.decompress_pj, 2.0 * bpc.decompress_pj), "the flag scales both halves");
+        let cheaper_fpc = figure(&EnergyParams { fpc_pj: 1.0, ..p }, "bpc", 512).unwrap();
+        assert_eq!(cheaper_fpc, bpc, "FPC's flag does not move BPC's estimate");
     }
 
     #[test]
     fn e2mc_costs_power_over_frequency_per_symbol() {
         let p = EnergyParams::default();
-        let e16 = p.codec_energy("e2mc16", 1024).unwrap();
+        let e16 = figure(&p, "e2mc16", 1024).unwrap();
         assert!(close(e16.compress_pj, 64.0 * 5.47 / 1.43), "{e16:?}");
         assert!(close(e16.decompress_pj, 64.0 * 11.89 / 0.80), "{e16:?}");
-        let e4 = p.codec_energy("e2mc4", 1024).unwrap();
+        let e4 = figure(&p, "e2mc4", 1024).unwrap();
         assert!(close(e4.compress_pj, 256.0 * 1.43 / 1.67));
-        let e32 = p.codec_energy("e2mc32", 512).unwrap();
+        let e32 = figure(&p, "e2mc32", 512).unwrap();
         assert!(close(e32.decompress_pj, 16.0 * 14.30 / 0.80));
-        assert_eq!(p.codec_energy("e2mc12", 1024), None);
+        assert_eq!(figure(&p, "e2mc12", 1024), None);
         let overridden = EnergyParams { e2mc_decompress_pj_per_symbol: Some(2.0), ..p };
-        assert!(close(overridden.codec_energy("e2mc8", 1024).unwrap().decompress_pj, 256.0));
+        assert!(close(figure(&overridden, "e2mc8", 1024).unwrap().decompress_pj, 256.0));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! - [`metadata_cache`]: the set-associative cache of per-block encoding bits.
 //! - [`controller`]: [`MemoryController`], one per simulated memory controller.
 //! - [`stats`]: [`McStats`], mergeable across controllers, JSON via serde.
-//! - [`energy`]: the energy constants and what each event costs.
+//! - [`energy`]: the energy constants and their sources.
+//! - [`energy_model`]: what each event costs.
 //! - [`approx`]: the program's safe-to-approximate allocations (lossy codecs).
 //! - [`partial_request`]: requests for part of a block (sector reads, partial
 //!   write-backs); their model is in `controller/partial.rs`.
@@ -14,13 +15,15 @@
 pub mod approx;
 pub mod controller;
 pub mod energy;
+pub mod energy_model;
 pub mod metadata_cache;
 pub mod partial_request;
 pub mod stats;
 
 pub use approx::ApproximableMemory;
 pub use controller::{McError, McOptions, MemoryController, ReadOutcome, SamplingWindow, StoredBlock, WriteOutcome};
-pub use energy::{CodecEnergy, EnergyModel, EnergyParams, EnergyStats};
+pub use energy::{CodecEnergy, EnergyParams, EnergyStats, PowerLatency};
+pub use energy_model::EnergyModel;
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
 pub use partial_request::{PartialRequest, PartialWrites};
 pub use stats::{

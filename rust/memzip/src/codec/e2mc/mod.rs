@@ -49,6 +49,7 @@ pub use table::{CodeTable, MfvEntry, Sampler};
 
 use self::coder::{code_ways, pad8, peek, size_ways, Coder, Layout};
 use self::table::{uses_mfv, DEFAULT_MFV, MAX_MFV, SYMBOL_BITS};
+use super::declaration::{Declaration, DefaultLatency, EnergyFigure, Knob};
 use super::spec::CodecSpec;
 use super::{
     bits_to_name, check_block_size, decode_uncompressed_into, BlockSize, Codec, CompressedBlock, EncodingId, Latency,
@@ -57,6 +58,90 @@ use super::{
 use crate::bits::{load_be, BitWriter};
 use crate::error::{CodecError, ConfigError, Corruption};
 use crate::geometry::Geometry;
+use crate::mc::energy::{CodecEnergy, EnergyParams};
+
+/// Knob `pdw`: parallel decoding ways.
+pub(crate) const PDW_ACCEPTS: &str = "1, 2, 4 (default) or 8";
+/// Knob `sampling`: where the code table comes from.
+pub(crate) const SAMPLING_ACCEPTS: &str = "online (default) or offline (with a code table)";
+/// Knob `mfv` (16/32-bit symbols, online sampling): most frequent values coded.
+pub(crate) const MFV_ACCEPTS: &str = "an integer in 1..=65536 (default 1024)";
+
+const KNOBS: &[Knob] =
+    &[Knob { name: "pdw", accepts: PDW_ACCEPTS }, Knob { name: "sampling", accepts: SAMPLING_ACCEPTS }];
+const KNOBS_WITH_MFV: &[Knob] = &[
+    Knob { name: "pdw", accepts: PDW_ACCEPTS },
+    Knob { name: "mfv", accepts: MFV_ACCEPTS },
+    Knob { name: "sampling", accepts: SAMPLING_ACCEPTS },
+];
+
+/// The E2MC paper's Table III (32 nm): symbol length, then one unit's
+/// compressor GHz and mW and decompressor GHz and mW.
+const TABLE3: [(u32, f64, f64, f64, f64); 4] = [
+    (4, 1.67, 1.43, 1.11, 5.12),
+    (8, 1.54, 4.01, 0.91, 11.91),
+    (16, 1.43, 5.47, 0.80, 11.89),
+    (32, 1.43, 9.34, 0.80, 14.30),
+];
+
+/// Energy per block of `e2mc<symbol_bits>`: a unit handles one symbol per
+/// cycle (the E2MC paper §IV-A), so a symbol costs power / frequency (SL 16:
+/// compressor 5.47 mW / 1.43 GHz = 3.83 pJ, decompressor 11.89 mW / 0.80 GHz
+/// = 14.86 pJ; the `-memzip_energy_e2mc_*_pj_per_symbol` flags replace
+/// them) and a block `block_bits / symbol_bits` symbols (a 128-byte block at
+/// SL 16: 64 symbols, 245 pJ to compress, 951 pJ to decompress). Parallel
+/// decoding ways split a block's symbols over several decompressors (§III-G:
+/// "does not add up to the total number of required units"), so the energy
+/// does not depend on the PDW.
+pub fn energy(symbol_bits: u32, params: &EnergyParams, block_bits: usize) -> CodecEnergy {
+    let (_, comp_ghz, comp_mw, decomp_ghz, decomp_mw) =
+        TABLE3.into_iter().find(|row| row.0 == symbol_bits).expect("a symbol length of the E2MC paper's Table III");
+    let symbols = (block_bits / symbol_bits as usize) as f64;
+    CodecEnergy {
+        compress_pj: symbols * params.e2mc_compress_pj_per_symbol.unwrap_or(comp_mw / comp_ghz),
+        decompress_pj: symbols * params.e2mc_decompress_pj_per_symbol.unwrap_or(decomp_mw / decomp_ghz),
+    }
+}
+
+const TABLE3_SOURCE: &str = "the E2MC paper, Table III: one unit's power / frequency per symbol, \
+                             block_bits / symbol_bits symbols per block";
+
+/// Table VI's latencies with the default 4 decoding ways.
+const fn default_latency(symbol_bits: u32) -> DefaultLatency {
+    let one_way = table_vi_latency(symbol_bits);
+    DefaultLatency::Cycles(Latency::new(
+        one_way.compress_cycles,
+        one_way.decompress_cycles.div_ceil(DEFAULT_PDW as u32),
+    ))
+}
+
+/// `e2mc<SL>`'s declaration; `name` and `knobs` are SL's.
+const fn declaration<const SL: u32>(name: &'static str, summary: &'static str, knobs: &'static [Knob]) -> Declaration {
+    Declaration {
+        name,
+        summary,
+        knobs,
+        lossy: false,
+        energy: EnergyFigure::PerBlock { per_block: |p, bits| energy(SL, p, bits), source: TABLE3_SOURCE },
+        latency: default_latency(SL),
+        build: |spec, _| Ok(Box::new(E2mc::from_spec(spec, SL)?)),
+    }
+}
+
+pub const DECLARATIONS: &[Declaration] = &[
+    declaration::<4>("e2mc4", "E2MC: canonical Huffman over 4-bit symbols (the E2MC paper)", KNOBS),
+    declaration::<8>("e2mc8", "E2MC: canonical Huffman over 8-bit symbols (the E2MC paper)", KNOBS),
+    declaration::<16>(
+        "e2mc16",
+        "E2MC: canonical Huffman over 16-bit symbols, MFV table with escape (the E2MC paper)",
+        KNOBS_WITH_MFV,
+    ),
+    declaration::<32>(
+        "e2mc32",
+        "E2MC: canonical Huffman over 32-bit symbols, MFV table with escape (the E2MC paper)",
+        KNOBS_WITH_MFV,
+    ),
+];
 
 /// Encoding id of an E2MC-coded block.
 pub const E2MC_ENCODING: EncodingId = 1;
@@ -66,7 +151,7 @@ pub const PDW_CHOICES: [usize; 4] = [1, 2, 4, 8];
 pub const DEFAULT_PDW: usize = 4;
 
 /// Table VI latencies (DRAM cycles, 128 B block) with one decoding way.
-pub fn table_vi_latency(symbol_bits: u32) -> Latency {
+pub const fn table_vi_latency(symbol_bits: u32) -> Latency {
     match symbol_bits {
         4 => Latency::new(154, 233),
         8 => Latency::new(84, 143),
@@ -140,10 +225,10 @@ impl E2mc {
     /// 1024; only used when sampling online: an offline table fixes its MFVs).
     pub fn from_spec(spec: &CodecSpec, symbol_bits: u32) -> Result<Self, ConfigError> {
         let name = format!("e2mc{symbol_bits}");
-        let pdw = spec.knob("pdw", DEFAULT_PDW, "1, 2, 4 or 8")?;
+        let pdw = spec.knob("pdw", DEFAULT_PDW, PDW_ACCEPTS)?;
         match spec.raw("sampling").unwrap_or("online") {
             "online" => {
-                let mfv = spec.knob("mfv", DEFAULT_MFV, &format!("an integer in 1..={MAX_MFV}"))?;
+                let mfv = spec.knob("mfv", DEFAULT_MFV, MFV_ACCEPTS)?;
                 E2mc::new(symbol_bits, spec.geometry, pdw, mfv)
             }
             "offline" => {
@@ -163,7 +248,7 @@ impl E2mc {
                 }
                 E2mc::with_table(table.clone(), spec.geometry, pdw)
             }
-            other => Err(ConfigError::new(format!("{name}.sampling"), other, "online or offline")),
+            other => Err(ConfigError::new(format!("{name}.sampling"), other, SAMPLING_ACCEPTS)),
         }
     }
 

@@ -299,7 +299,11 @@ fn registry_knobs_and_metadata() {
     assert_eq!(err("e2mc32:mfv=0").knob, "e2mc32.mfv");
     assert_eq!(err("e2mc32:mfv=70000").knob, "e2mc32.mfv");
     assert!(err("e2mc4:mfv=16").to_string().contains("mfv"), "4-bit symbols have no MFV table");
-    assert_eq!(err("e2mc8:sampling=sometimes").expected, "online or offline");
+    assert_eq!(err("e2mc8:sampling=sometimes").expected, "online (default) or offline (with a code table)");
+    assert!(
+        super::MFV_ACCEPTS.contains(&format!("1..={}", super::table::MAX_MFV)),
+        "the declared mfv range is MAX_MFV's"
+    );
     let missing = err("e2mc16:sampling=offline");
     assert_eq!((missing.knob.as_str(), missing.value.as_str()), ("e2mc16.table_json", "missing"));
     let mut spec = CodecSpec::parse("e2mc8:sampling=offline,pdw=2", g).unwrap();

@@ -172,7 +172,7 @@ fn registry_knobs() {
     assert_eq!((codec.name(), codec.latency()), ("slc", Latency::new(60, 20)));
     assert_eq!(codec.encoding_names(), ["uncompressed", "e2mc16", "slc_approx"]);
     let err = build_str("slc:variant=fast", Geometry::default()).err().unwrap();
-    assert_eq!(err.to_string(), "invalid slc.variant 'fast': expected simp, pred or opt");
+    assert_eq!(err.to_string(), "invalid slc.variant 'fast': expected simp, pred or opt (default)");
     let err = build_str("slc:threshold=33", Geometry::default()).err().unwrap();
     assert_eq!(err.to_string(), "invalid slc.threshold '33': expected bytes above a MAG multiple, 0..=32 (the MAG)");
     assert!(build_str("slc:lambda=2", Geometry::default()).is_err());
