@@ -17,6 +17,7 @@
 mod analyses;
 mod chart;
 mod fabric;
+mod gpus;
 mod kernels;
 mod mean;
 
@@ -643,6 +644,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&builds_section(&rows));
+    summary.push_str(&gpus::section(&rows));
     summary.push_str(&geomean_table(&rows));
     if fabric {
         summary.push_str(&fabric::sections(&rows)?);
@@ -706,6 +708,7 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>
         return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
     }
     let mut rows = table::load_rows(&dirs)?;
+    gpus::name_programs(&mut rows);
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
         if !rows.iter().any(|row| names(program, program_of(row))) {
