@@ -521,3 +521,58 @@ fn a_program_on_another_gpu_is_reported_apart_and_named_with_it() {
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.starts_with("# memzip report\n\n2 runs from"), "{summary}");
 }
+
+/// Adds `total.partial` to a fixture copy's stats.json.
+fn record_partial(run: &Path, overfetch: u64, rmw_bursts: u64, fallbacks: u64) {
+    let path = run.join("stats.json");
+    let mut stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    stats["total"]["partial"] = serde_json::json!({
+        "reads": 100, "compressed_reads": 60, "overfetch_bursts": overfetch, "writes": 40,
+        "rmw_reads": rmw_bursts / 3, "rmw_read_bursts": rmw_bursts, "rmw_read_bytes": 32 * rmw_bursts,
+        "raw_fallbacks": fallbacks
+    });
+    fs::write(&path, stats.to_string()).unwrap();
+}
+
+#[test]
+fn partial_request_costs_are_shown_and_a_codec_slower_than_none_is_named() {
+    let root = fixture_copy("report-partial");
+    let out = root.join("report");
+    // Counters of zero cost change nothing.
+    record_partial(&root.join("vecadd-none"), 0, 0, 0);
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!summary.contains("Partial requests") && !summary.contains("overfetch"), "{summary}");
+    // fpc paid for partial requests and runs longer than none (its cycles put
+    // in run.json in place of its log).
+    record_partial(&root.join("vecadd-fpc"), 1200, 900, 7);
+    record_partial(&root.join("vecadd-bdi"), 300, 0, 0);
+    let none_log = fs::read_to_string(root.join("vecadd-none/sim.log")).unwrap();
+    let none_cycles: u64 = none_log
+        .lines()
+        .filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = "))
+        .next_back()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    fs::remove_file(root.join("vecadd-fpc/sim.log")).unwrap();
+    record_field(&root.join("vecadd-fpc"), "cycles", (none_cycles * 5 / 4).into());
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = summary.split("## Partial requests (sectored L2)").nth(1).unwrap_or_else(|| panic!("{summary}"));
+    let vecadd = section.lines().find(|l| l.starts_with("| vecadd |")).unwrap();
+    assert_eq!(vecadd, "| vecadd | 0 / 0 / 0 | - | - | 300 / 0 / 0 | 1200 / 900 / 7 |", "{section}");
+    assert!(
+        section.contains(
+            "Slower than `none` (speedup < 1):\n\n- `vecadd-fpc` (vecadd fpc:variant=paper004): 0.800x; 1200 over-fetched bursts, \
+             900 read-modify-write read bursts (300 reads), 7 raw fallbacks\n"
+        ),
+        "{section}"
+    );
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    let header = runs.lines().find(|l| l.starts_with("program ")).unwrap();
+    assert!(header.ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{runs}");
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7")), "{csv}");
+}

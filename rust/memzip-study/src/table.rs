@@ -4,7 +4,9 @@
 //! Speedup, DRAM traffic, energy and energy-delay product are relative to the
 //! run of the same program on the same GPU whose stats say codec `none` (runs
 //! without a program form one group); a GPU column appears when some run
-//! simulated another GPU than the GTX580. With the simulator's power model on, whole-GPU
+//! simulated another GPU than the GTX580, the partial-request columns
+//! (over-fetched bursts, read-modify-write read bursts, raw fallbacks) when
+//! some run paid any. With the simulator's power model on, whole-GPU
 //! energy and its EDP are also relative to the `none` run. Beside each
 //! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
 //! activation bound, and the share of that gain the run took), and the
@@ -18,7 +20,7 @@ use std::path::PathBuf;
 
 use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::gpu::Gpu;
-use crate::run::{load_run, Medium, Run, RunError};
+use crate::run::{load_run, Medium, PartialCounters, Run, RunError};
 use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
@@ -180,6 +182,33 @@ fn with_gpu(rows: &[Row]) -> bool {
     rows.iter().any(|r| !r.run.gpu.is_default())
 }
 
+/// Whether some run paid for partial requests (over-fetched bursts,
+/// read-modify-write reads, raw fallbacks: a sectored L2's, `total.partial`):
+/// their columns appear only then.
+pub fn with_partial_costs(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.run.partial.is_some_and(|p| p.any_cost()))
+}
+
+/// A run's partial-request counter, `-` when its stats predate them.
+fn partial_cell(run: &Run, counter: impl Fn(&PartialCounters) -> u64) -> String {
+    run.partial.as_ref().map_or_else(|| "-".to_string(), |p| counter(p).to_string())
+}
+
+/// One counter of [`PartialCounters`].
+pub type PartialCounter = fn(&PartialCounters) -> u64;
+
+/// The partial-request counters of the CSV (and of Python's `load_runs`), by column name.
+pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 8] = [
+    ("partial_reads", |p| p.reads),
+    ("partial_compressed_reads", |p| p.compressed_reads),
+    ("overfetch_bursts", |p| p.overfetch_bursts),
+    ("partial_writes", |p| p.writes),
+    ("rmw_reads", |p| p.rmw_reads),
+    ("rmw_read_bursts", |p| p.rmw_read_bursts),
+    ("rmw_read_bytes", |p| p.rmw_read_bytes),
+    ("raw_fallbacks", |p| p.raw_fallbacks),
+];
+
 /// Whether some run has the memory-wait counters (runs committed before
 /// they were recorded have none): their columns appear only then.
 fn with_memory_wait(rows: &[Row]) -> bool {
@@ -192,6 +221,7 @@ fn with_memory_wait(rows: &[Row]) -> bool {
 /// benchmark marks approximable data.
 fn cell_table(rows: &[Row]) -> Table {
     let with_gpu = with_gpu(rows);
+    let with_partial = with_partial_costs(rows);
     let with_memory_wait = with_memory_wait(rows);
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
@@ -221,6 +251,13 @@ fn cell_table(rows: &[Row]) -> Table {
     ];
     if with_gpu {
         columns.insert(1, ("GPU", Align::Left));
+    }
+    if with_partial {
+        columns.extend([
+            ("overfetch bursts", Align::Right),
+            ("RMW read bursts", Align::Right),
+            ("raw fallbacks", Align::Right),
+        ]);
     }
     if with_memory_wait {
         columns.extend([("fetch cyc", Align::Right), ("DRAM-full stalls", Align::Right)]);
@@ -258,6 +295,13 @@ fn cell_table(rows: &[Row]) -> Table {
         ];
         if with_gpu {
             cells.insert(1, run.gpu.name().to_string());
+        }
+        if with_partial {
+            cells.extend([
+                partial_cell(run, |p| p.overfetch_bursts),
+                partial_cell(run, |p| p.rmw_read_bursts),
+                partial_cell(run, |p| p.raw_fallbacks),
+            ]);
         }
         if with_memory_wait {
             let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
@@ -358,6 +402,10 @@ pub fn render_csv(rows: &[Row]) -> String {
     if with_gpu {
         header.push("gpu".to_string());
     }
+    let with_partial = with_partial_costs(rows);
+    if with_partial {
+        header.extend(PARTIAL_COLUMNS.map(|(name, _)| name.to_string()));
+    }
     let mut out = csv_line(&header);
     for row in rows {
         let run = &row.run;
@@ -410,6 +458,12 @@ pub fn render_csv(rows: &[Row]) -> String {
         }
         if with_gpu {
             cells.push(run.gpu.name().to_string());
+        }
+        if with_partial {
+            cells.extend(
+                PARTIAL_COLUMNS
+                    .map(|(_, counter)| run.partial.as_ref().map(|p| counter(p).to_string()).unwrap_or_default()),
+            );
         }
         out.push_str(&csv_line(&cells));
     }
@@ -617,6 +671,54 @@ mod tests {
         assert!(csv.lines().next().unwrap().ends_with(",gpu") && csv.lines().nth(4).unwrap().ends_with(",qv100"));
         let err = compare(vec![on(Gpu::Qv100, "none", 1), on(Gpu::Qv100, "none", 2)]).unwrap_err().to_string();
         assert!(err.contains("both `none` runs of program a on qv100"), "{err}");
+    }
+
+    #[test]
+    fn the_partial_request_columns_appear_when_a_run_paid_for_them() {
+        let with = |codec: &str, cycles: u64, partial: PartialCounters| Run {
+            partial: Some(partial),
+            ..run("a", codec, cycles, cycles)
+        };
+        let free = PartialCounters { reads: 10, writes: 4, ..PartialCounters::default() };
+        let plain = compare(vec![with("none", 1000, free), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("overfetch"), "counters without a cost: no columns");
+        assert!(!render_csv(&plain).contains("overfetch"));
+        let paid = PartialCounters {
+            reads: 10,
+            compressed_reads: 6,
+            overfetch_bursts: 7,
+            writes: 4,
+            rmw_reads: 3,
+            rmw_read_bursts: 9,
+            rmw_read_bytes: 288,
+            raw_fallbacks: 1,
+        };
+        let rows = compare(vec![with("none", 1000, free), with("bdi", 1100, paid), run("a", "fpc", 900, 900)]).unwrap();
+        let text = render_text(&rows);
+        assert!(text.lines().next().unwrap().ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{text}");
+        let last_three = |line: usize| -> Vec<String> {
+            let cells: Vec<String> = text.lines().nth(line).unwrap().split_whitespace().map(String::from).collect();
+            cells[cells.len() - 3..].to_vec()
+        };
+        assert_eq!(
+            (last_three(1), last_three(2), last_three(3)),
+            (
+                vec!["0".to_string(), "0".into(), "0".into()],
+                vec!["7".to_string(), "9".into(), "1".into()],
+                vec!["-".to_string(), "-".into(), "-".into()]
+            ),
+            "{text}"
+        );
+        let csv = render_csv(&rows);
+        assert!(
+            csv.lines().next().unwrap().ends_with(
+                ",partial_reads,partial_compressed_reads,overfetch_bursts,partial_writes,rmw_reads,rmw_read_bursts,\
+             rmw_read_bytes,raw_fallbacks"
+            ),
+            "{csv}"
+        );
+        assert!(csv.lines().nth(2).unwrap().ends_with(",10,6,7,4,3,9,288,1"), "{csv}");
+        assert!(csv.lines().nth(3).unwrap().ends_with(",,,,,,,,"), "{csv}");
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! energy by component; for lossy runs, the error they cost on the program's
 //! output (the MAG-aware paper Fig. 15). Beside each speedup, what the DRAM
 //! model allows it ([`crate::bounds`]) and, where runs keep a per-kernel
-//! record, its split between the kernels that saturate the bus and the others.
+//! record, its split between the kernels that saturate the bus and the others;
+//! on a sectored L2, what partial requests cost each codec run ([`partial`]).
 
 mod analyses;
 mod chart;
@@ -20,6 +21,7 @@ mod fabric;
 mod gpus;
 mod kernels;
 mod mean;
+mod partial;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -651,6 +653,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     } else {
         summary.push_str(&bound_section(&rows, memory_bound_utilization));
         summary.push_str(&bounds_section(&rows));
+        summary.push_str(&partial::section(&rows));
         summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
         summary.push_str(&energy_section(&rows));
