@@ -121,6 +121,22 @@ pub fn failure_lines(log: &Path) -> Vec<String> {
     lines[lines.len().saturating_sub(15)..].iter().map(|l| l.to_string()).collect()
 }
 
+/// The GPU a run records: the one sim-run.sh says it set up, else the one
+/// it was asked for. A name memzip does not know (a sim-run.sh newer than
+/// this memzip) is said on stderr, not an error: the simulation has run and
+/// its record is still written.
+fn recorded_gpu(reported: Option<&str>, asked: Gpu) -> Gpu {
+    match reported.map(str::parse::<Gpu>) {
+        Some(Ok(gpu)) => gpu,
+        Some(Err(_)) => {
+            let name = reported.unwrap_or_default();
+            eprintln!("memzip run: note: sim-run.sh reported gpu={name}, not a GPU memzip knows; recording {asked}");
+            asked
+        }
+        None => asked,
+    }
+}
+
 /// Runs the simulation and writes its `run.json`; the record, whose
 /// `output_ok` says whether the program exited 0 (and matched `expect`).
 /// An error when the run could not be prepared (sim-run.sh said why on
@@ -165,11 +181,7 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
     let args = options.argv.get(1..).unwrap_or_default();
     // The kernels the log names (none when the simulation printed none).
     let kernels = kernel_summary(&log).ok().filter(|k| k.kernel_launches > 0);
-    // What sim-run.sh says it set up, else what it was asked for.
-    let gpu = match facts.gpu {
-        Some(name) => name.parse().map_err(|e| format!("{} printed gpu={name}: {e}", script.display()))?,
-        None => options.gpu,
-    };
+    let gpu = recorded_gpu(facts.gpu.as_deref(), options.gpu);
     let record = RunJson {
         codec: Some(options.codec.clone()),
         program: Some(options.label.clone().unwrap_or_else(|| default_label(program, args))),
@@ -206,6 +218,14 @@ mod tests {
         assert_eq!(facts.out, Some(PathBuf::from("/r/x")));
         assert_eq!((facts.exit_status, facts.wall_seconds, facts.cpu_seconds), (Some(3), Some(9.0), None));
         assert_eq!(facts.simulator_sources.as_deref(), Some("ab12"));
+    }
+
+    #[test]
+    fn the_gpu_recorded_is_the_one_sim_run_set_up() {
+        assert_eq!(recorded_gpu(Some("qv100"), Gpu::Qv100), Gpu::Qv100);
+        assert_eq!(recorded_gpu(None, Gpu::Rtx3070), Gpu::Rtx3070, "an older sim-run.sh says nothing");
+        assert_eq!(recorded_gpu(Some("gtx580"), Gpu::Qv100), Gpu::Gtx580, "what ran, not what was asked");
+        assert_eq!(recorded_gpu(Some("h100"), Gpu::Qv100), Gpu::Qv100);
     }
 
     #[test]
