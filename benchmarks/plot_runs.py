@@ -34,7 +34,10 @@ def plot(runs, output: Path) -> int:
     frame = frame.dropna(subset=["speedup"])
     fig, ax = plt.subplots(figsize=(7, 4.5))
     markers = "osD^vP*X<>"
-    for index, (program, group) in enumerate(frame.groupby(frame["program"].fillna("(unnamed)"))):
+    # A program on another GPU than the GTX580 is another series, named as `memzip report` names it.
+    program = frame["program"].fillna("(unnamed)")
+    program = program.where(frame["gpu"] == "gtx580", program + " @" + frame["gpu"])
+    for index, (program, group) in enumerate(frame.groupby(program)):
         ax.scatter(group["effective_cr"], group["speedup"], marker=markers[index % len(markers)], s=60, label=program)
         for _, run in group.iterrows():
             ax.annotate(run["run"], (run["effective_cr"], run["speedup"]), textcoords="offset points",

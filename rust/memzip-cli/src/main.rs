@@ -13,6 +13,7 @@ use memzip::codec::registry::codec_names;
 use memzip_study::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_study::bench;
 use memzip_study::files::write_atomically;
+use memzip_study::gpu::Gpu;
 use memzip_study::manifest::{find_repo, repo_root};
 use memzip_study::profile::{self, ProfileOptions};
 use memzip_study::report;
@@ -89,6 +90,10 @@ struct RunArgs {
     /// v3.2.1; *-baseline: the unpatched simulator (--codec none only).
     #[arg(long)]
     version: Option<String>,
+    /// The GPU simulated: gtx580 (the papers' config), qv100 or rtx3070
+    /// (gpgpu-sim dev's Volta and Ampere configs; not on v3.2.1).
+    #[arg(long, default_value = "gtx580", value_name = "NAME")]
+    gpu: String,
     /// The simulator's own power model (GPUWattch on v3.2.1, AccelWattch on dev).
     #[arg(long)]
     power: bool,
@@ -151,6 +156,10 @@ struct BenchRunArgs {
     /// Simulator version: dev (default, or $MEMZIP_GPGPUSIM_VERSION) or v3.2.1.
     #[arg(long)]
     version: Option<String>,
+    /// The GPU simulated: gtx580 (the papers' config), qv100 or rtx3070
+    /// (gpgpu-sim dev's Volta and Ampere configs; not on v3.2.1).
+    #[arg(long, default_value = "gtx580", value_name = "NAME")]
+    gpu: String,
     /// E2MC with offline probabilities: a profiling run (codec none, its
     /// trace) of the same benchmark and preset gives the table, cached. The
     /// same as --set "-memzip_e2mc_sampling offline:auto".
@@ -196,8 +205,8 @@ struct ReportArgs {
 
 #[derive(Args)]
 struct SweepArgs {
-    /// The spec (JSON): {"runs": [{"name", "argv", "codecs", "option_sets"?, "expect"?}
-    /// or {"benchmark", "presets"?, "codecs", "option_sets"?, "name"?}]}.
+    /// The spec (JSON): {"runs": [{"name", "argv", "codecs", "option_sets"?, "gpus"?, "expect"?}
+    /// or {"benchmark", "presets"?, "codecs", "option_sets"?, "gpus"?, "name"?}]}.
     spec: PathBuf,
     /// Results directory: one run directory per run.
     #[arg(long, short, default_value = "sweep-results")]
@@ -207,11 +216,16 @@ struct SweepArgs {
     jobs: usize,
     /// The runner command (default: `memzip run` for argv entries,
     /// `memzip bench run` for benchmarks); it gets
-    /// --codec C --out DIR [--set LINE]... [--expect RE], then -- ARGV... or
-    /// --benchmark NAME --preset P.
+    /// --codec C --out DIR [--set LINE]... [--gpu NAME] [--expect RE], then
+    /// -- ARGV... or --benchmark NAME --preset P (--gpu when not gtx580).
     #[arg(long, num_args = 1.., allow_hyphen_values = true)]
     runner: Vec<String>,
-    /// Only list the runs the spec expands to.
+    /// The GPU of every entry that lists no `gpus`: gtx580 (the papers'
+    /// config), qv100 or rtx3070 (gpgpu-sim dev's Volta and Ampere configs).
+    #[arg(long, default_value = "gtx580", value_name = "NAME")]
+    gpu: String,
+    /// Only list the runs the spec expands to (id, codec, option lines,
+    /// program, GPU; tab-separated).
     #[arg(long)]
     dry_run: bool,
     /// Submit the missing runs as one Slurm job array (sbatch) instead of
@@ -440,14 +454,15 @@ fn run_table(args: TableArgs) -> Result<(), String> {
 fn run_sweep(args: SweepArgs) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let repo = find_repo(&cwd).unwrap_or_else(|| cwd.clone());
-    let runs = sweep::expand(&sweep::load_spec(&args.spec)?, &repo)?;
+    let gpu: Gpu = args.gpu.parse()?;
+    let runs = sweep::expand(&sweep::load_spec(&args.spec)?.with_default_gpu(gpu), &repo)?;
     if args.dry_run {
         for run in &runs {
             let what = match &run.target {
                 sweep::Target::Program(argv) => argv.join(" "),
                 sweep::Target::Benchmark { name, preset } => format!("{name} ({preset})"),
             };
-            println!("{}\t{}\t{}\t{what}", run.id, run.codec, run.options.join("; "));
+            println!("{}\t{}\t{}\t{what}\t{}", run.id, run.codec, run.options.join("; "), run.gpu);
         }
         return Ok(());
     }
@@ -545,6 +560,7 @@ fn sweep_on_slurm(
         out: absolute(&args.out)?,
         chdir: cwd.to_path_buf(),
         runner: args.runner.clone(),
+        gpu: args.gpu.parse()?,
     };
     let options = slurm::SlurmOptions {
         partition: args.partition.clone(),
@@ -598,6 +614,7 @@ fn run_power(args: PowerArgs) -> Result<(), String> {
 }
 
 fn run_simulation(args: RunArgs) -> Result<(), String> {
+    let gpu: Gpu = args.gpu.parse()?;
     let repo = repo_root()?;
     let options = simulate::SimulateOptions {
         codec: args.codec,
@@ -607,6 +624,7 @@ fn run_simulation(args: RunArgs) -> Result<(), String> {
         expect: args.expect,
         label: args.label,
         version: args.version,
+        gpu,
         power: args.power,
         argv: args.argv,
         env: Vec::new(),
@@ -641,6 +659,7 @@ fn run_bench(args: BenchArgs) -> Result<(), String> {
         BenchCommand::Run(run) => bench::run_benchmark(
             &repo,
             &bench::BenchOptions {
+                gpu: run.gpu.parse()?,
                 benchmark: run.name.or(run.benchmark).unwrap_or_default(),
                 codec: run.codec,
                 preset: run.preset,

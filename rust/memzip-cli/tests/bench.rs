@@ -36,3 +36,40 @@ fn errors_name_the_problem() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("inside a memzip checkout"));
 }
+
+#[test]
+fn a_bad_gpu_or_one_v3_2_1_lacks_stops_run_and_bench_run_before_anything_runs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("memzip-gpu-run-{}", std::process::id()));
+    let out_text = out.to_string_lossy();
+    let v321 = "memzip: error: --gpu qv100: gpgpu-sim v3.2.1 has the gtx580 config only \
+                (the qv100 config needs --version dev)\n";
+    let bad = "memzip: error: --gpu 'volta': not a GPU memzip simulates (valid: gtx580, qv100, rtx3070)\n";
+    let cases: [(&[&str], &str); 4] = [
+        (&["run", "--codec", "none", "--out", &out_text, "--gpu", "qv100", "--version", "v3.2.1", "--", "true"], v321),
+        (&["run", "--codec", "none", "--out", &out_text, "--gpu", "volta", "--", "true"], bad),
+        (
+            &[
+                "bench",
+                "run",
+                "rodinia/bfs",
+                "--codec",
+                "none",
+                "--out",
+                &out_text,
+                "--gpu",
+                "qv100",
+                "--version",
+                "v3.2.1",
+            ],
+            v321,
+        ),
+        (&["bench", "run", "rodinia/bfs", "--codec", "none", "--out", &out_text, "--gpu", "volta"], bad),
+    ];
+    for (args, error) in cases {
+        let output = memzip_in(root, args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), error, "{args:?}");
+        assert!(!out.exists(), "{args:?} ran something");
+    }
+}

@@ -475,3 +475,104 @@ fn lossy_runs_get_an_output_error_section() {
     let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(csv.lines().next().unwrap().ends_with("output_mean_relative_error,output_max_relative_error"), "{csv}");
 }
+
+/// Sets a fixture copy's run.json field `key` to the JSON `value`.
+fn record_field(run: &Path, key: &str, value: serde_json::Value) {
+    let path = run.join("run.json");
+    let mut record: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    record[key] = value;
+    fs::write(&path, record.to_string()).unwrap();
+}
+
+#[test]
+fn a_program_on_another_gpu_is_reported_apart_and_named_with_it() {
+    let root = fixture_copy("report-gpus");
+    let out = root.join("report");
+    // vecadd on the QV100: its bdi run the fixture's, its none run twice as long.
+    add_run(&root, "vecadd-none", "vecadd-qv100-none", "vecadd");
+    add_run(&root, "vecadd-bdi", "vecadd-qv100-bdi", "vecadd");
+    for run in ["vecadd-qv100-none", "vecadd-qv100-bdi"] {
+        record_field(&root.join(run), "gpu", "qv100".into());
+    }
+    let log = fs::read_to_string(root.join("vecadd-bdi/sim.log")).unwrap();
+    let bdi_cycles: u64 =
+        log.lines().filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = ")).next_back().unwrap().trim().parse().unwrap();
+    fs::remove_file(root.join("vecadd-qv100-none/sim.log")).unwrap();
+    record_field(&root.join("vecadd-qv100-none"), "cycles", (2 * bdi_cycles).into());
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("GPUs: gtx580 6 run(s), qv100 2 run(s). A program on another GPU than the GTX580 is named"),
+        "{summary}"
+    );
+    // Its own none run is its baseline (2x), not the GTX580's (1.25x).
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    let row = runs.lines().find(|l| l.starts_with("vecadd @qv100  qv100   bdi")).unwrap_or_else(|| panic!("{runs}"));
+    assert_eq!(row.split_whitespace().nth(5), Some("2.000"), "{row}");
+    let row = runs.lines().find(|l| l.starts_with("vecadd         gtx580  bdi")).unwrap_or_else(|| panic!("{runs}"));
+    assert_eq!(row.split_whitespace().nth(4), Some("1.250"), "{row}");
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",gpu"), "{csv}");
+    let svg = fs::read_to_string(out.join("speedup.svg")).unwrap();
+    assert!(svg.contains(">vecadd @qv100<"), "{svg}");
+    // --program names the benchmark on every GPU, or on one.
+    let options = ReportOptions { programs: vec!["vecadd @qv100".into()], ..at_util(0.5) };
+    write_report(&root, &out, &options).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.starts_with("# memzip report\n\n2 runs from"), "{summary}");
+}
+
+/// Adds `total.partial` to a fixture copy's stats.json.
+fn record_partial(run: &Path, overfetch: u64, rmw_bursts: u64, fallbacks: u64) {
+    let path = run.join("stats.json");
+    let mut stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    stats["total"]["partial"] = serde_json::json!({
+        "reads": 100, "compressed_reads": 60, "overfetch_bursts": overfetch, "writes": 40,
+        "rmw_reads": rmw_bursts / 3, "rmw_read_bursts": rmw_bursts, "rmw_read_bytes": 32 * rmw_bursts,
+        "raw_fallbacks": fallbacks
+    });
+    fs::write(&path, stats.to_string()).unwrap();
+}
+
+#[test]
+fn partial_request_costs_are_shown_and_a_codec_slower_than_none_is_named() {
+    let root = fixture_copy("report-partial");
+    let out = root.join("report");
+    // Counters of zero cost change nothing.
+    record_partial(&root.join("vecadd-none"), 0, 0, 0);
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!summary.contains("Partial requests") && !summary.contains("overfetch"), "{summary}");
+    // fpc paid for partial requests and runs longer than none (its cycles put
+    // in run.json in place of its log).
+    record_partial(&root.join("vecadd-fpc"), 1200, 900, 7);
+    record_partial(&root.join("vecadd-bdi"), 300, 0, 0);
+    let none_log = fs::read_to_string(root.join("vecadd-none/sim.log")).unwrap();
+    let none_cycles: u64 = none_log
+        .lines()
+        .filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = "))
+        .next_back()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    fs::remove_file(root.join("vecadd-fpc/sim.log")).unwrap();
+    record_field(&root.join("vecadd-fpc"), "cycles", (none_cycles * 5 / 4).into());
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = summary.split("## Partial requests (sectored L2)").nth(1).unwrap_or_else(|| panic!("{summary}"));
+    let vecadd = section.lines().find(|l| l.starts_with("| vecadd |")).unwrap();
+    assert_eq!(vecadd, "| vecadd | 0 / 0 / 0 | - | - | 300 / 0 / 0 | 1200 / 900 / 7 |", "{section}");
+    assert!(
+        section.contains(
+            "Slower than `none` (speedup < 1):\n\n- `vecadd-fpc` (vecadd fpc:variant=paper004): 0.800x; 1200 over-fetched bursts, \
+             900 read-modify-write read bursts (300 reads), 7 raw fallbacks\n"
+        ),
+        "{section}"
+    );
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    let header = runs.lines().find(|l| l.starts_with("program ")).unwrap();
+    assert!(header.ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{runs}");
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7")), "{csv}");
+}

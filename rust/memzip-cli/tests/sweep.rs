@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use memzip_study::gpu::Gpu;
 use memzip_study::run::{RunRecord, TIMING_MODEL};
 use memzip_study::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target};
 
@@ -16,12 +17,13 @@ use memzip_study::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep,
 /// with $PIDS, appends its pid and its sleep's there.
 const FAKE_RUNNER: &str = r#"#!/usr/bin/env bash
 set -eu
-codec= out= sets=()
+codec= out= sets=() gpu=
 while (($#)); do
   case $1 in
     --codec) codec=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --set) sets+=("$2"); shift 2 ;;
+    --gpu) gpu=$2; shift 2 ;;
     --expect) shift 2 ;;
     --benchmark) set -- "$2" "$4"; break ;;
     --) shift; break ;;
@@ -33,7 +35,8 @@ sleep "${SLEEP:-0}" &
 [[ -z "${PIDS:-}" ]] || echo "$$ $!" >> "$PIDS"
 wait $!
 [[ "$codec" != bad ]] || { echo "bad codec" >&2; exit 1; }
-printf '{"codec": "%s", "program": "%s", "options": "%s"}\n' "$codec" "$*" "${sets[*]:-}" > "$out/run.json"
+printf '{"codec": "%s", "program": "%s", "options": "%s", "gpu_arg": "%s"}\n' "$codec" "$*" "${sets[*]:-}" "$gpu" \
+  > "$out/run.json"
 "#;
 
 fn write_runner(dir: &Path) -> PathBuf {
@@ -153,6 +156,91 @@ fn benchmark_entries_expand_per_preset_and_reach_the_benchmark_runner() {
     assert_eq!((outcome.succeeded, outcome.failed.len()), (5, 0));
     let run = fs::read_to_string(out.join("hs-tiny-bdi/run.json")).unwrap();
     assert!(run.contains(r#""program": "hotspot tiny""#) && run.contains("-memzip_verify 1"), "{run}");
+}
+
+#[test]
+fn gpus_are_one_more_axis_named_in_ids_only_when_not_the_gtx580() {
+    let dir = common::temp_dir("sweep-gpus");
+    let spec = dir.join("spec.json");
+    fs::write(
+        &spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "gpus": ["gtx580", "qv100"], "codecs": ["none", "bdi"]},
+                     {"benchmark": "hotspot", "codecs": ["none"]}]}"#,
+    )
+    .unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), Path::new("/r")).unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "rodinia-bfs-tiny-none",
+            "rodinia-bfs-tiny-bdi",
+            "rodinia-bfs-tiny-qv100-none",
+            "rodinia-bfs-tiny-qv100-bdi",
+            "hotspot-tiny-none"
+        ]
+    );
+    assert_eq!(runs[2].gpu, Gpu::Qv100);
+    assert_eq!(runs[4].gpu, Gpu::Gtx580, "an entry without gpus: the GTX580");
+    // `memzip sweep --gpu rtx3070`: the entries without gpus run on it.
+    let on_rtx = expand(&load_spec(&spec).unwrap().with_default_gpu(Gpu::Rtx3070), Path::new("/r")).unwrap();
+    assert_eq!(on_rtx.last().unwrap().id, "hotspot-tiny-rtx3070-none");
+    assert_eq!(on_rtx[2].gpu, Gpu::Qv100, "an entry's own gpus stay");
+    // The runner gets --gpu for the QV100 only; sweep.json records it.
+    let runners = Runners::single(bash_recording("COUNT", &dir.join("count"), &write_runner(&dir)));
+    let out = dir.join("results");
+    let outcome = sweep(&runs, &out, &runners, 1).unwrap();
+    assert_eq!((outcome.succeeded, outcome.failed.len()), (5, 0));
+    let run_json = |id: &str| fs::read_to_string(out.join(id).join("run.json")).unwrap();
+    assert!(run_json("rodinia-bfs-tiny-qv100-bdi").contains(r#""gpu_arg": "qv100""#));
+    assert!(run_json("rodinia-bfs-tiny-bdi").contains(r#""gpu_arg": """#));
+    let record = |id: &str| RunRecord::read(&out.join(id)).unwrap().unwrap();
+    assert_eq!(record("rodinia-bfs-tiny-qv100-bdi").gpu, Gpu::Qv100);
+    let gtx580 = fs::read_to_string(out.join("rodinia-bfs-tiny-bdi/sweep.json")).unwrap();
+    assert!(!gtx580.contains("gpu"), "a GTX580 record as every earlier one: {gtx580}");
+    // A run on another GPU is another configuration (--reuse does not copy it).
+    assert!(!record("rodinia-bfs-tiny-bdi").same_configuration(&record("rodinia-bfs-tiny-qv100-bdi")));
+    assert!(record("rodinia-bfs-tiny-bdi").same_configuration(&record("rodinia-bfs-tiny-bdi")));
+}
+
+#[test]
+fn a_bad_gpu_or_one_v3_2_1_lacks_is_a_one_line_error() {
+    let dir = common::temp_dir("sweep-bad-gpu");
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"name": "a", "argv": ["true"], "gpus": ["v100"], "codecs": ["none"]}]}"#).unwrap();
+    let err = expand(&load_spec(&spec).unwrap(), Path::new("/")).unwrap_err();
+    assert_eq!(err, "run 'a': gpus: 'v100' is not a GPU memzip simulates (valid: gtx580, qv100, rtx3070)");
+    // In the checkout, with the simulator's runners: rejected before any run starts.
+    fs::write(&spec, r#"{"runs": [{"name": "a", "argv": ["true"], "gpus": ["qv100"], "codecs": ["none"]}]}"#).unwrap();
+    let out = dir.join("results");
+    let memzip = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_memzip"))
+            .arg("sweep")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .args(args)
+            .env("MEMZIP_GPGPUSIM_VERSION", "v3.2.1")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    };
+    let output = memzip(&[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "memzip: error: run a-qv100-none: --gpu qv100: gpgpu-sim v3.2.1 has the gtx580 config only \
+         (the qv100 config needs --version dev)\n"
+    );
+    assert!(!out.exists(), "nothing ran");
+    let output = memzip(&["--gpu", "h100", "--dry-run"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "memzip: error: --gpu 'h100': not a GPU memzip simulates (valid: gtx580, qv100, rtx3070)\n"
+    );
+    // --dry-run lists each run's GPU last.
+    let output = memzip(&["--dry-run"]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "a-qv100-none\tnone\t\ttrue\tqv100\n");
 }
 
 #[test]

@@ -235,6 +235,16 @@ fn errors_name_the_file_and_what_is_missing() {
     let err = error_of(&[&run]);
     assert!(err.contains("field `total.writes.mag_sizes.64` is not a non-negative integer"), "{err}");
 
+    let run = copy_run("vecadd-none", &tmp);
+    edit_last(&run.join("stats.json"), "\"dram_bytes\": 786432", "\"partial\": {\"reads\": 3}, \"dram_bytes\": 786432");
+    let err = error_of(&[&run]);
+    assert!(err.contains("field `total.partial.compressed_reads` is not a non-negative integer"), "{err}");
+
+    let run = copy_run("vecadd-none", &tmp);
+    std::fs::write(run.join("run.json"), "{\"program\": \"vecadd\", \"gpu\": \"h100\"}").unwrap();
+    let err = error_of(&[&run]);
+    assert!(err.ends_with("run.json: field `gpu` is not a GPU (gtx580, qv100, rtx3070)\n"), "{err}");
+
     let run = copy_run("orphan", &tmp);
     std::fs::write(run.join("sim.log"), "GPGPU-Sim: crashed before the first kernel ended\n").unwrap();
     let err = error_of(&[&run]);

@@ -36,9 +36,9 @@ fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
 }
 
 /// One dict per run: the columns of ``memzip table --csv`` plus
-/// ``stats_codec``, ``bound``, ``saturated_share``, ``simulator`` and
-/// ``stored_sizes``; speedup, its bounds and DRAM traffic relative to the
-/// ``none`` run of the same program.
+/// ``stats_codec``, ``bound``, ``saturated_share``, ``simulator``, ``gpu``, the
+/// partial-request counters (None in stats without them) and ``stored_sizes``; speedup, its bounds and DRAM traffic relative to the
+/// ``none`` run of the same program on the same GPU.
 #[pyfunction]
 fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Bound<'py, PyDict>>> {
     guard(|| {
@@ -79,6 +79,11 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("wall_seconds", run.wall_seconds)?;
                 dict.set_item("timing_model", run.timing_model)?;
                 dict.set_item("simulator", run.simulator.as_deref())?;
+                dict.set_item("gpu", run.gpu.name())?;
+                let partial = run.partial.as_ref();
+                for (column, counter) in table::PARTIAL_COLUMNS {
+                    dict.set_item(column, partial.map(counter))?;
+                }
                 dict.set_item("simulator_sources", run.simulator_sources.as_deref())?;
                 dict.set_item("energy_pj", run.energy.map(|e| e.total_pj))?;
                 dict.set_item("dram_energy_pj", run.energy.map(|e| e.dram_pj))?;

@@ -120,6 +120,46 @@ def test_load_runs_carry_the_simulator_build(tmp_path):
     assert [r["simulator_sources"] for r in rows] == [None, "57b825381b737880"]
 
 
+def test_load_runs_carry_the_gpu_and_compare_within_it(tmp_path):
+    # vecadd on the QV100: the fixture's bdi stats, its none run twice their cycles.
+    for name in ("vecadd-none", "vecadd-bdi"):
+        run = tmp_path / f"{name}-qv100"
+        shutil.copytree(RUNS / name, run)
+        record = json.loads((run / "run.json").read_text())
+        record["gpu"] = "qv100"
+        (run / "run.json").write_text(json.dumps(record))
+    bdi = memzip.load_runs(RUNS / "vecadd-bdi", as_frame=False)[0]
+    none = tmp_path / "vecadd-none-qv100"
+    (none / "sim.log").unlink()
+    record = json.loads((none / "run.json").read_text())
+    record["cycles"] = 2 * bdi["cycles"]
+    (none / "run.json").write_text(json.dumps(record))
+    rows = memzip.load_runs([RUNS / "vecadd-none", RUNS / "vecadd-bdi", none, tmp_path / "vecadd-bdi-qv100"],
+                            as_frame=False)
+    assert [r["gpu"] for r in rows] == ["gtx580", "gtx580", "qv100", "qv100"]
+    assert rows[1]["speedup"] == 1.25, "the fixture's, against the GTX580's none run"
+    assert rows[3]["speedup"] == 2.0, "against the QV100's none run"
+    assert rows[3]["overfetch_bursts"] is None, "the fixture's stats predate total.partial"
+    record["gpu"] = "h100"
+    (none / "run.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match="field `gpu` is not a GPU"):
+        memzip.load_runs(none)
+
+
+def test_load_runs_carry_the_partial_request_counters(tmp_path):
+    run = tmp_path / "vecadd-bdi"
+    shutil.copytree(RUNS / "vecadd-bdi", run)
+    stats = json.loads((run / "stats.json").read_text())
+    counters = {"reads": 10, "compressed_reads": 6, "overfetch_bursts": 7, "writes": 4, "rmw_reads": 3,
+                "rmw_read_bursts": 9, "rmw_read_bytes": 288, "raw_fallbacks": 1}
+    stats["total"]["partial"] = counters
+    (run / "stats.json").write_text(json.dumps(stats))
+    row = memzip.load_runs(run, as_frame=False)[0]
+    columns = {"reads": "partial_reads", "compressed_reads": "partial_compressed_reads", "writes": "partial_writes"}
+    assert {columns.get(k, k): row[columns.get(k, k)] for k in counters} == {
+        columns.get(k, k): v for k, v in counters.items()}
+
+
 def test_load_runs_bad_input(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing"):
         memzip.load_runs(tmp_path / "missing")

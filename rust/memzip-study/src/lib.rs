@@ -7,6 +7,7 @@
 //! - [`simulate`]: one simulation and its record (`memzip run`).
 //! - [`bench`]: one real benchmark: the E2MC offline tables of its input,
 //!   the simulation, the analyses of a `none` run's trace (`memzip bench`).
+//! - [`gpu`]: the GPU a run simulates (`--gpu`).
 //! - [`manifest`]: the repository and its benchmark manifests.
 //! - [`analyze`]: offline codec evaluation of `-memzip_trace` files
 //!   ([`blocks`] streams their blocks; [`shannon`]: the Shannon bound).
@@ -26,6 +27,7 @@ pub mod blocks;
 pub mod bounds;
 pub mod error;
 pub mod files;
+pub mod gpu;
 pub mod manifest;
 pub mod output_error;
 pub mod power;

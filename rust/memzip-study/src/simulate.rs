@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::gpu::{default_version, Gpu};
 use crate::run::RunJson;
 use crate::sim_log::{kernel_summary, last_cycle_count};
 
@@ -31,6 +32,8 @@ pub struct SimulateOptions {
     pub label: Option<String>,
     /// Simulator version (default: `MEMZIP_GPGPUSIM_VERSION`, else dev).
     pub version: Option<String>,
+    /// The GPU simulated (`scripts/sim-run.sh --gpu`; default the GTX580).
+    pub gpu: Gpu,
     /// The simulator's own power model.
     pub power: bool,
     /// The program and its arguments.
@@ -46,6 +49,8 @@ struct Facts {
     program: Option<String>,
     simulator: Option<String>,
     simulator_sources: Option<String>,
+    /// The GPU whose config ran (`gpu=`; a sim-run.sh without `--gpu` prints none).
+    gpu: Option<String>,
     exit_status: Option<i32>,
     wall_seconds: Option<f64>,
     cpu_seconds: Option<f64>,
@@ -61,6 +66,7 @@ impl Facts {
                 "program" => facts.program = Some(value),
                 "simulator" => facts.simulator = Some(value),
                 "simulator_sources" => facts.simulator_sources = Some(value),
+                "gpu" => facts.gpu = Some(value),
                 "exit_status" => facts.exit_status = value.parse().ok(),
                 "wall_seconds" => facts.wall_seconds = value.parse().ok(),
                 "cpu_seconds" => facts.cpu_seconds = value.parse().ok(),
@@ -115,11 +121,28 @@ pub fn failure_lines(log: &Path) -> Vec<String> {
     lines[lines.len().saturating_sub(15)..].iter().map(|l| l.to_string()).collect()
 }
 
+/// The GPU a run records: the one sim-run.sh says it set up, else the one
+/// it was asked for. A name memzip does not know (a sim-run.sh newer than
+/// this memzip) is said on stderr, not an error: the simulation has run and
+/// its record is still written.
+fn recorded_gpu(reported: Option<&str>, asked: Gpu) -> Gpu {
+    match reported.map(str::parse::<Gpu>) {
+        Some(Ok(gpu)) => gpu,
+        Some(Err(_)) => {
+            let name = reported.unwrap_or_default();
+            eprintln!("memzip run: note: sim-run.sh reported gpu={name}, not a GPU memzip knows; recording {asked}");
+            asked
+        }
+        None => asked,
+    }
+}
+
 /// Runs the simulation and writes its `run.json`; the record, whose
 /// `output_ok` says whether the program exited 0 (and matched `expect`).
 /// An error when the run could not be prepared (sim-run.sh said why on
 /// stderr) or its record not written.
 pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, String> {
+    options.gpu.check_version(&options.version.clone().unwrap_or_else(default_version))?;
     let script = repo.join("scripts/sim-run.sh");
     let mut command = Command::new("bash");
     command.arg(&script).arg("--codec").arg(&options.codec).arg("--out").arg(&options.out);
@@ -131,6 +154,11 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
     }
     if let Some(version) = &options.version {
         command.arg("--version").arg(version);
+    }
+    // The default GPU goes unsaid: the command line of a GTX580 run stays the
+    // one every committed run was made with.
+    if !options.gpu.is_default() {
+        command.arg("--gpu").arg(options.gpu.name());
     }
     if options.power {
         command.arg("--power");
@@ -153,11 +181,13 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
     let args = options.argv.get(1..).unwrap_or_default();
     // The kernels the log names (none when the simulation printed none).
     let kernels = kernel_summary(&log).ok().filter(|k| k.kernel_launches > 0);
+    let gpu = recorded_gpu(facts.gpu.as_deref(), options.gpu);
     let record = RunJson {
         codec: Some(options.codec.clone()),
         program: Some(options.label.clone().unwrap_or_else(|| default_label(program, args))),
         simulator: facts.simulator,
         simulator_sources: facts.simulator_sources,
+        gpu: Some(gpu),
         exit_status: Some(exit_status),
         cycles: last_cycle_count(&log),
         wall_seconds: facts.wall_seconds,
@@ -182,11 +212,20 @@ mod tests {
     fn reads_what_sim_run_prints() {
         let facts = Facts::parse(
             "out=/r/x\nprogram=/bin/patterns\nsimulator=dev-6b244a5\nsimulator_sources=ab12\nexit_status=3\n\
-             wall_seconds=9.00\ncpu_seconds=null\n",
+             wall_seconds=9.00\ncpu_seconds=null\ngpu=qv100\n",
         );
+        assert_eq!(facts.gpu.as_deref(), Some("qv100"));
         assert_eq!(facts.out, Some(PathBuf::from("/r/x")));
         assert_eq!((facts.exit_status, facts.wall_seconds, facts.cpu_seconds), (Some(3), Some(9.0), None));
         assert_eq!(facts.simulator_sources.as_deref(), Some("ab12"));
+    }
+
+    #[test]
+    fn the_gpu_recorded_is_the_one_sim_run_set_up() {
+        assert_eq!(recorded_gpu(Some("qv100"), Gpu::Qv100), Gpu::Qv100);
+        assert_eq!(recorded_gpu(None, Gpu::Rtx3070), Gpu::Rtx3070, "an older sim-run.sh says nothing");
+        assert_eq!(recorded_gpu(Some("gtx580"), Gpu::Qv100), Gpu::Gtx580, "what ran, not what was asked");
+        assert_eq!(recorded_gpu(Some("h100"), Gpu::Qv100), Gpu::Qv100);
     }
 
     #[test]
@@ -208,5 +247,53 @@ mod tests {
         std::fs::write(&log, (1..=20).map(|i| format!("line {i}\n")).collect::<String>()).unwrap();
         assert_eq!(failure_lines(&log).len(), 15);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A checkout whose scripts/sim-run.sh only records its arguments and
+    /// prints the facts a run prints (gpu= when asked for one).
+    fn fake_checkout(name: &str) -> PathBuf {
+        let repo = std::env::temp_dir().join(format!("memzip-simulate-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(repo.join("scripts")).unwrap();
+        let script = r#"out= gpu=
+args="$*"
+while (($#)); do case $1 in --out) out=$2; shift 2 ;; --gpu) gpu=$2; shift 2 ;; --) break ;; *) shift ;; esac; done
+mkdir -p "$out"; echo "$args" > "$out/args"; echo "gpu_tot_sim_cycle = 42" > "$out/sim.log"
+echo "out=$out"; echo "program=/bin/true"; echo "exit_status=0"; [[ -z "$gpu" ]] || echo "gpu=$gpu"
+"#;
+        std::fs::write(repo.join("scripts/sim-run.sh"), script).unwrap();
+        repo
+    }
+
+    #[test]
+    fn the_gpu_reaches_sim_run_and_run_json_and_v3_2_1_refuses_another() {
+        let repo = fake_checkout("gpu");
+        let options = |gpu: Gpu, out: &str| SimulateOptions {
+            codec: "none".into(),
+            out: repo.join(out),
+            gpu,
+            version: Some("dev".into()),
+            argv: vec!["true".into()],
+            ..SimulateOptions::default()
+        };
+        let record = simulate(&repo, &options(Gpu::Qv100, "qv100")).unwrap();
+        assert_eq!((record.gpu, record.cycles), (Some(Gpu::Qv100), Some(42)));
+        let args = std::fs::read_to_string(repo.join("qv100/args")).unwrap();
+        assert!(args.contains("--gpu qv100 -- true"), "{args}");
+        let text = std::fs::read_to_string(repo.join("qv100/run.json")).unwrap();
+        assert!(text.contains("\"gpu\": \"qv100\""), "{text}");
+        // The GTX580 goes unsaid to sim-run.sh (the command line of every
+        // earlier run) and is recorded all the same.
+        let record = simulate(&repo, &options(Gpu::Gtx580, "gtx580")).unwrap();
+        assert_eq!(record.gpu, Some(Gpu::Gtx580));
+        assert!(!std::fs::read_to_string(repo.join("gtx580/args")).unwrap().contains("--gpu"));
+        // v3.2.1 has no QV100 config: an error before sim-run.sh runs.
+        let v321 = SimulateOptions { version: Some("v3.2.1".into()), ..options(Gpu::Rtx3070, "v321") };
+        let err = simulate(&repo, &v321).unwrap_err();
+        assert_eq!(
+            err,
+            "--gpu rtx3070: gpgpu-sim v3.2.1 has the gtx580 config only (the rtx3070 config needs --version dev)"
+        );
+        assert!(!repo.join("v321").exists(), "nothing ran");
+        std::fs::remove_dir_all(&repo).unwrap();
     }
 }

@@ -2,8 +2,11 @@
 //! reads each run directory).
 //!
 //! Speedup, DRAM traffic, energy and energy-delay product are relative to the
-//! run of the same program whose stats say codec `none` (runs without a
-//! program form one group). With the simulator's power model on, whole-GPU
+//! run of the same program on the same GPU whose stats say codec `none` (runs
+//! without a program form one group); a GPU column appears when some run
+//! simulated another GPU than the GTX580, the partial-request columns
+//! (over-fetched bursts, read-modify-write read bursts, raw fallbacks) when
+//! some run paid any. With the simulator's power model on, whole-GPU
 //! energy and its EDP are also relative to the `none` run. Beside each
 //! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
 //! activation bound, and the share of that gain the run took), and the
@@ -16,7 +19,8 @@
 use std::path::PathBuf;
 
 use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
-use crate::run::{load_run, Medium, Run, RunError};
+use crate::gpu::Gpu;
+use crate::run::{load_run, Medium, PartialCounters, Run, RunError};
 use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
@@ -66,22 +70,26 @@ fn percent_of(value: Option<f64>, baseline: Option<f64>) -> Option<f64> {
     }
 }
 
-/// Groups runs by program (first appearance order; within a group the `none`
-/// run first, then command-line order) and relates each to that `none` run.
+/// Groups runs by program and GPU (first appearance order; within a group
+/// the `none` run first, then command-line order) and relates each to that
+/// `none` run: a program's runs on another GPU compare with its `none` run
+/// there.
 pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
-    let mut programs: Vec<Option<String>> = Vec::new();
+    let mut programs: Vec<(Option<String>, Gpu)> = Vec::new();
     for run in &runs {
-        if !programs.contains(&run.program) {
-            programs.push(run.program.clone());
+        let key = (run.program.clone(), run.gpu);
+        if !programs.contains(&key) {
+            programs.push(key);
         }
     }
     let mut rows = Vec::with_capacity(runs.len());
-    for program in &programs {
-        let group: Vec<&Run> = runs.iter().filter(|r| &r.program == program).collect();
+    for (program, gpu) in &programs {
+        let group: Vec<&Run> = runs.iter().filter(|r| &r.program == program && r.gpu == *gpu).collect();
         let baselines: Vec<&Run> = group.iter().copied().filter(|r| r.is_baseline()).collect();
         if let [first, second, ..] = baselines.as_slice() {
+            let on_gpu = if gpu.is_default() { String::new() } else { format!(" on {gpu}") };
             return Err(RunError::inconsistent(format!(
-                "{} and {} are both `none` runs of program {}: give one baseline per program",
+                "{} and {} are both `none` runs of program {}{on_gpu}: give one baseline per program",
                 first.dir,
                 second.dir,
                 program.as_deref().unwrap_or("(unnamed)")
@@ -168,6 +176,39 @@ fn output_error_cell(run: &Run) -> String {
     run.output_error.map_or_else(|| "-".to_string(), |e| format!("{:.3}%", 100.0 * e.mean_relative_error))
 }
 
+/// Whether some run simulated another GPU than the GTX580: the GPU column
+/// appears only then (tables of GTX580 runs stay as they were).
+fn with_gpu(rows: &[Row]) -> bool {
+    rows.iter().any(|r| !r.run.gpu.is_default())
+}
+
+/// Whether some run paid for partial requests (over-fetched bursts,
+/// read-modify-write reads, raw fallbacks: a sectored L2's, `total.partial`):
+/// their columns appear only then.
+pub fn with_partial_costs(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.run.partial.is_some_and(|p| p.any_cost()))
+}
+
+/// A run's partial-request counter, `-` when its stats predate them.
+fn partial_cell(run: &Run, counter: impl Fn(&PartialCounters) -> u64) -> String {
+    run.partial.as_ref().map_or_else(|| "-".to_string(), |p| counter(p).to_string())
+}
+
+/// One counter of [`PartialCounters`].
+pub type PartialCounter = fn(&PartialCounters) -> u64;
+
+/// The partial-request counters of the CSV (and of Python's `load_runs`), by column name.
+pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 8] = [
+    ("partial_reads", |p| p.reads),
+    ("partial_compressed_reads", |p| p.compressed_reads),
+    ("overfetch_bursts", |p| p.overfetch_bursts),
+    ("partial_writes", |p| p.writes),
+    ("rmw_reads", |p| p.rmw_reads),
+    ("rmw_read_bursts", |p| p.rmw_read_bursts),
+    ("rmw_read_bytes", |p| p.rmw_read_bytes),
+    ("raw_fallbacks", |p| p.raw_fallbacks),
+];
+
 /// Whether some run has the memory-wait counters (runs committed before
 /// they were recorded have none): their columns appear only then.
 fn with_memory_wait(rows: &[Row]) -> bool {
@@ -179,6 +220,8 @@ fn with_memory_wait(rows: &[Row]) -> bool {
 /// had the simulator's power model on, the output error when some run's
 /// benchmark marks approximable data.
 fn cell_table(rows: &[Row]) -> Table {
+    let with_gpu = with_gpu(rows);
+    let with_partial = with_partial_costs(rows);
     let with_memory_wait = with_memory_wait(rows);
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
@@ -206,6 +249,16 @@ fn cell_table(rows: &[Row]) -> Table {
         ("output", Align::Left),
         ("wall s", Align::Right),
     ];
+    if with_gpu {
+        columns.insert(1, ("GPU", Align::Left));
+    }
+    if with_partial {
+        columns.extend([
+            ("overfetch bursts", Align::Right),
+            ("RMW read bursts", Align::Right),
+            ("raw fallbacks", Align::Right),
+        ]);
+    }
     if with_memory_wait {
         columns.extend([("fetch cyc", Align::Right), ("DRAM-full stalls", Align::Right)]);
     }
@@ -240,6 +293,16 @@ fn cell_table(rows: &[Row]) -> Table {
             output_cell(run.output_ok),
             fmt_opt(run.wall_seconds, 1),
         ];
+        if with_gpu {
+            cells.insert(1, run.gpu.name().to_string());
+        }
+        if with_partial {
+            cells.extend([
+                partial_cell(run, |p| p.overfetch_bursts),
+                partial_cell(run, |p| p.rmw_read_bursts),
+                partial_cell(run, |p| p.raw_fallbacks),
+            ]);
+        }
         if with_memory_wait {
             let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
             cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
@@ -335,6 +398,14 @@ pub fn render_csv(rows: &[Row]) -> String {
     if with_output_error {
         header.extend(["output_mean_relative_error", "output_max_relative_error"].map(String::from));
     }
+    let with_gpu = with_gpu(rows);
+    if with_gpu {
+        header.push("gpu".to_string());
+    }
+    let with_partial = with_partial_costs(rows);
+    if with_partial {
+        header.extend(PARTIAL_COLUMNS.map(|(name, _)| name.to_string()));
+    }
     let mut out = csv_line(&header);
     for row in rows {
         let run = &row.run;
@@ -385,6 +456,15 @@ pub fn render_csv(rows: &[Row]) -> String {
             cells.push(number(run.output_error.map(|e| e.mean_relative_error)));
             cells.push(number(run.output_error.map(|e| e.max_relative_error)));
         }
+        if with_gpu {
+            cells.push(run.gpu.name().to_string());
+        }
+        if with_partial {
+            cells.extend(
+                PARTIAL_COLUMNS
+                    .map(|(_, counter)| run.partial.as_ref().map(|p| counter(p).to_string()).unwrap_or_default()),
+            );
+        }
         out.push_str(&csv_line(&cells));
     }
     out
@@ -416,12 +496,14 @@ mod tests {
             timing_model: None,
             simulator_sources: None,
             simulator: None,
+            gpu: Default::default(),
             energy: None,
             gpu_power: None,
             stored_sizes: BTreeMap::new(),
             output_error: None,
             medium: Medium::Dram,
             dram: None,
+            partial: None,
             kernel_launches: None,
             kernel_dram: None,
             rrd_cycles: None,
@@ -555,6 +637,88 @@ mod tests {
         assert!(csv.lines().next().unwrap().ends_with(",timing_model,fetch_latency_cycles,dram_full_stalls"), "{csv}");
         assert!(csv.lines().nth(2).unwrap().ends_with(",472,7428"), "{csv}");
         assert!(csv.lines().nth(3).unwrap().ends_with(",,"), "{csv}");
+    }
+
+    #[test]
+    fn each_gpu_has_its_own_baseline_and_the_gpu_column_appears_with_another_gpu() {
+        let on = |gpu: Gpu, codec: &str, cycles: u64| Run { gpu, ..run("a", codec, cycles, cycles) };
+        let gtx580 = compare(vec![run("a", "none", 1000, 1000), run("a", "bdi", 800, 800)]).unwrap();
+        assert!(!render_text(&gtx580).contains("GPU"), "GTX580 tables as before");
+        assert!(!render_csv(&gtx580).lines().next().unwrap().ends_with(",gpu"));
+        let rows = compare(vec![
+            on(Gpu::Gtx580, "none", 1000),
+            on(Gpu::Qv100, "bdi", 900),
+            on(Gpu::Gtx580, "bdi", 800),
+            on(Gpu::Qv100, "none", 450),
+        ])
+        .unwrap();
+        let speedups: Vec<(Gpu, &str, Option<f64>)> =
+            rows.iter().map(|r| (r.run.gpu, r.run.label.as_str(), r.speedup)).collect();
+        assert_eq!(
+            speedups,
+            [
+                (Gpu::Gtx580, "none", Some(1.0)),
+                (Gpu::Gtx580, "bdi", Some(1.25)),
+                (Gpu::Qv100, "none", Some(1.0)),
+                (Gpu::Qv100, "bdi", Some(0.5)),
+            ],
+            "each against its own GPU's none run"
+        );
+        let text = render_text(&rows);
+        assert!(text.lines().next().unwrap().starts_with("program  GPU     run "), "{text}");
+        assert!(text.lines().nth(4).unwrap().starts_with("a        qv100   bdi "), "{text}");
+        let csv = render_csv(&rows);
+        assert!(csv.lines().next().unwrap().ends_with(",gpu") && csv.lines().nth(4).unwrap().ends_with(",qv100"));
+        let err = compare(vec![on(Gpu::Qv100, "none", 1), on(Gpu::Qv100, "none", 2)]).unwrap_err().to_string();
+        assert!(err.contains("both `none` runs of program a on qv100"), "{err}");
+    }
+
+    #[test]
+    fn the_partial_request_columns_appear_when_a_run_paid_for_them() {
+        let with = |codec: &str, cycles: u64, partial: PartialCounters| Run {
+            partial: Some(partial),
+            ..run("a", codec, cycles, cycles)
+        };
+        let free = PartialCounters { reads: 10, writes: 4, ..PartialCounters::default() };
+        let plain = compare(vec![with("none", 1000, free), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("overfetch"), "counters without a cost: no columns");
+        assert!(!render_csv(&plain).contains("overfetch"));
+        let paid = PartialCounters {
+            reads: 10,
+            compressed_reads: 6,
+            overfetch_bursts: 7,
+            writes: 4,
+            rmw_reads: 3,
+            rmw_read_bursts: 9,
+            rmw_read_bytes: 288,
+            raw_fallbacks: 1,
+        };
+        let rows = compare(vec![with("none", 1000, free), with("bdi", 1100, paid), run("a", "fpc", 900, 900)]).unwrap();
+        let text = render_text(&rows);
+        assert!(text.lines().next().unwrap().ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{text}");
+        let last_three = |line: usize| -> Vec<String> {
+            let cells: Vec<String> = text.lines().nth(line).unwrap().split_whitespace().map(String::from).collect();
+            cells[cells.len() - 3..].to_vec()
+        };
+        assert_eq!(
+            (last_three(1), last_three(2), last_three(3)),
+            (
+                vec!["0".to_string(), "0".into(), "0".into()],
+                vec!["7".to_string(), "9".into(), "1".into()],
+                vec!["-".to_string(), "-".into(), "-".into()]
+            ),
+            "{text}"
+        );
+        let csv = render_csv(&rows);
+        assert!(
+            csv.lines().next().unwrap().ends_with(
+                ",partial_reads,partial_compressed_reads,overfetch_bursts,partial_writes,rmw_reads,rmw_read_bursts,\
+             rmw_read_bytes,raw_fallbacks"
+            ),
+            "{csv}"
+        );
+        assert!(csv.lines().nth(2).unwrap().ends_with(",10,6,7,4,3,9,288,1"), "{csv}");
+        assert!(csv.lines().nth(3).unwrap().ends_with(",,,,,,,,"), "{csv}");
     }
 
     #[test]

@@ -211,11 +211,17 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
     timing_model, simulator, simulator_sources`` (the hash of the sources the run's
-    simulator was built from; None before run.json recorded it), then energy
+    simulator was built from; None before run.json recorded it), ``gpu`` (the
+    GPU simulated: ``gtx580``, the papers' and every run's before the choice,
+    ``qv100`` or ``rtx3070``), ``partial_reads, partial_compressed_reads,
+    overfetch_bursts, partial_writes, rmw_reads, rmw_read_bursts,
+    rmw_read_bytes, raw_fallbacks`` (what a sectored L2's partial requests
+    cost the codec, ``total.partial`` of stats.json; None in stats without
+    them), then energy
     columns, then ``stored_sizes``: a dict of
     blocks per stored size in bytes at the MAG (write-backs and copies; paper
     002 Fig. 12). Speedup and DRAM traffic are relative to the ``none`` run of
-    the same program. A pandas DataFrame, or a list of dicts without pandas
+    the same program on the same GPU. A pandas DataFrame, or a list of dicts without pandas
     or ``as_frame``.
     """
     return _frame(_memzip.load_run_rows(_paths(paths)), as_frame)

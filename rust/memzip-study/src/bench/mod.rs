@@ -19,6 +19,7 @@ use memzip::Geometry;
 use serde::Serialize;
 
 use crate::files::write_atomically;
+use crate::gpu::{default_version, Gpu};
 use crate::manifest::Manifest;
 use crate::run::RunJson;
 use crate::simulate::{failure_lines, simulate, SimulateOptions};
@@ -35,10 +36,13 @@ pub struct BenchOptions {
     pub benchmark: String,
     pub codec: String,
     pub preset: String,
-    /// The run directory (default: `<cache>/benchmarks/results/<suite>-<name>-<preset>-<codec>[@<version>]`).
+    /// The run directory (default:
+    /// `<cache>/benchmarks/results/<suite>-<name>-<preset>-<codec>[@<gpu>][@<version>]`).
     pub out: Option<PathBuf>,
     /// Simulator version (default: `MEMZIP_GPGPUSIM_VERSION`, else dev).
     pub version: Option<String>,
+    /// The GPU simulated (default the GTX580).
+    pub gpu: Gpu,
     /// E2MC with an offline table profiled from this benchmark and preset.
     pub e2mc_offline: bool,
     /// More simulator option lines.
@@ -165,14 +169,17 @@ fn argv(repo: &Path, manifest: &str, preset: &str, out: &Path) -> Result<Vec<Str
 /// Runs one benchmark: builds it, simulates it, checks its output. An error
 /// names what failed (the build, the simulation, the output check).
 pub fn run_benchmark(repo: &Path, options: &BenchOptions) -> Result<(), String> {
-    let version = options
-        .version
-        .clone()
-        .or_else(|| std::env::var("MEMZIP_GPGPUSIM_VERSION").ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "dev".into());
+    let version = options.version.clone().unwrap_or_else(default_version);
+    options.gpu.check_version(&version)?;
     let manifest = Manifest::find(repo, &options.benchmark)?;
     manifest.check_runs_at(&options.preset)?;
     if manifest.runner == "mgpu" {
+        if !options.gpu.is_default() {
+            return Err(format!(
+                "--gpu {}: {} runs on MGPUSim, whose GPUs --gpu does not choose (leave it out)",
+                options.gpu, options.benchmark
+            ));
+        }
         return run_multi_gpu(repo, options);
     }
     let codec = options.codec.as_str();
@@ -206,16 +213,20 @@ pub fn run_benchmark(repo: &Path, options: &BenchOptions) -> Result<(), String> 
     let dev = version == "dev";
     let suffix = if dev { String::new() } else { format!("@{version}") };
     let label = if dev { format!("{benchmark} {preset}") } else { format!("{benchmark} {preset} @{version}") };
+    // Another GPU's runs of the benchmark are other runs (a GTX580 run keeps its name).
+    let gpu = options.gpu;
+    let gpu_suffix = if gpu.is_default() { String::new() } else { format!("@{gpu}") };
     let out = options.out.clone().unwrap_or_else(|| {
-        prepared.cache.join("results").join(format!("{}-{name}-{preset}-{codec}{suffix}", prepared.suite))
+        prepared.cache.join("results").join(format!("{}-{name}-{preset}-{codec}{gpu_suffix}{suffix}", prepared.suite))
     });
     // Absolute: the program runs inside it, and RUN may name files under $OUT.
     let out = std::path::absolute(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    // An offline table is of the blocks DRAM stores, which the GPU's caches decide.
     let tables = TableCache::new(
         &prepared.cache,
         &benchmark,
         preset,
-        &version,
+        &format!("{version}{gpu_suffix}"),
         &prepared.build_stamp,
         prepared.input_sum.as_deref().unwrap_or_default(),
     );
@@ -226,6 +237,7 @@ pub fn run_benchmark(repo: &Path, options: &BenchOptions) -> Result<(), String> 
         expect: prepared.expect.clone(),
         label: Some(label),
         version: Some(version.clone()),
+        gpu,
         argv: Vec::new(),
         ..SimulateOptions::default()
     };

@@ -12,13 +12,16 @@
 //! energy by component; for lossy runs, the error they cost on the program's
 //! output (the MAG-aware paper Fig. 15). Beside each speedup, what the DRAM
 //! model allows it ([`crate::bounds`]) and, where runs keep a per-kernel
-//! record, its split between the kernels that saturate the bus and the others.
+//! record, its split between the kernels that saturate the bus and the others;
+//! on a sectored L2, what partial requests cost each codec run ([`partial`]).
 
 mod analyses;
 mod chart;
 mod fabric;
+mod gpus;
 mod kernels;
 mod mean;
+mod partial;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -643,12 +646,14 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&builds_section(&rows));
+    summary.push_str(&gpus::section(&rows));
     summary.push_str(&geomean_table(&rows));
     if fabric {
         summary.push_str(&fabric::sections(&rows)?);
     } else {
         summary.push_str(&bound_section(&rows, memory_bound_utilization));
         summary.push_str(&bounds_section(&rows));
+        summary.push_str(&partial::section(&rows));
         summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
         summary.push_str(&energy_section(&rows));
@@ -706,6 +711,7 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>
         return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
     }
     let mut rows = table::load_rows(&dirs)?;
+    gpus::name_programs(&mut rows);
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
         if !rows.iter().any(|row| names(program, program_of(row))) {

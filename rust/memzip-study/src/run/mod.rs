@@ -40,7 +40,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-pub use model::{Medium, Run, RunEnergy};
+pub use model::{Medium, PartialCounters, Run, RunEnergy};
 pub use record::{RunRecord, RECORD_FILE, TIMING_MODEL};
 pub use run_json::RunJson;
 
@@ -92,6 +92,26 @@ fn dram_counters(total: &Value, file: &Path) -> Result<Option<DramCounters>, Run
     }))
 }
 
+/// `total.partial` of the stats, or `None` for stats written before it.
+fn partial_counters(total: &Value, file: &Path) -> Result<Option<PartialCounters>, RunError> {
+    let Some(partial) = total.get("partial") else {
+        return Ok(None);
+    };
+    let count = |key: &str| -> Result<u64, RunError> {
+        partial.get(key).and_then(Value::as_u64).ok_or_else(|| not_a_count(&format!("total.partial.{key}"), file))
+    };
+    Ok(Some(PartialCounters {
+        reads: count("reads")?,
+        compressed_reads: count("compressed_reads")?,
+        overfetch_bursts: count("overfetch_bursts")?,
+        writes: count("writes")?,
+        rmw_reads: count("rmw_reads")?,
+        rmw_read_bursts: count("rmw_read_bursts")?,
+        rmw_read_bytes: count("rmw_read_bytes")?,
+        raw_fallbacks: count("raw_fallbacks")?,
+    }))
+}
+
 /// Reads one run directory.
 pub fn load_run(dir: &Path) -> Result<Run, RunError> {
     if !dir.is_dir() {
@@ -119,6 +139,7 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
     let verify_failures = u64_field(&stats, "total.verify.failures", &stats_path)?;
     let stored_sizes = stored_sizes(total, &stats_path)?;
     let dram = dram_counters(total, &stats_path)?;
+    let partial = partial_counters(total, &stats_path)?;
 
     let cycles = from_log_or_run_json(dir, "cycles", "a count", last_total_cycles, Value::as_u64)?;
     let energy = run_energy(&stats, &stats_path)?;
@@ -131,6 +152,7 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         wall_seconds,
         simulator,
         simulator_sources,
+        gpu,
         kernel_launches,
         kernel_dram,
         dram_rrd,
@@ -186,10 +208,12 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         timing_model,
         simulator_sources,
         simulator,
+        gpu: gpu.unwrap_or_default(),
         energy,
         gpu_power,
         stored_sizes,
         dram,
+        partial,
         kernel_launches,
         kernel_dram,
         rrd_cycles,

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::bounds::{self, DramCounters};
+use crate::gpu::Gpu;
 use crate::output_error::OutputError;
 use crate::power::GpuEnergy;
 use crate::sim_log::{KernelDram, MemoryWait};
@@ -45,6 +46,9 @@ pub struct Run {
     pub simulator_sources: Option<String>,
     /// The simulator it ran on (`run.json`'s `simulator`: `dev-6b244a5`, `v3.2.1`).
     pub simulator: Option<String>,
+    /// The GPU it simulated (`run.json`'s `gpu`; the GTX580 for runs made
+    /// before there was a choice, and for multi-GPU runs).
+    pub gpu: Gpu,
     /// Energy by component, when the stats carry it.
     pub energy: Option<RunEnergy>,
     /// Whole-GPU energy from the simulator's power model, when it was on.
@@ -55,6 +59,9 @@ pub struct Run {
     /// The simulator's DRAM counters (`total.dram_device`), absent in stats
     /// of older builds.
     pub dram: Option<DramCounters>,
+    /// What the sectored L2 of a modern GPU cost the codec
+    /// (`total.partial`); absent in stats of older builds.
+    pub partial: Option<PartialCounters>,
     /// Kernels the program launched (and finished), from `sim.log` or
     /// `run.json`'s `kernel_launches`; `None` for runs committed before it
     /// was recorded.
@@ -74,6 +81,37 @@ pub struct Run {
     /// The error a lossy codec cost on the program's output (`run.json`'s
     /// `output_error`), for a run whose benchmark marks approximable data.
     pub output_error: Option<OutputError>,
+}
+
+/// The controller's counters of partial requests (`total.partial` of
+/// `stats.json`): on a GPU whose L2 asks for 32-byte sectors of a 128-byte
+/// line, a read of some sectors of a compressed line fetches the whole
+/// compressed line (over-fetched bursts), and a write-back of some dirty
+/// sectors into a compressed line reads the rest first (read-modify-write)
+/// or stores the line raw (raw fallbacks). The GTX580's whole-line requests
+/// never do either: its runs count zeros.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PartialCounters {
+    /// Partial reads, and those of compressed lines.
+    pub reads: u64,
+    pub compressed_reads: u64,
+    /// Bursts a partial read fetched beyond the sectors asked for.
+    pub overfetch_bursts: u64,
+    /// Partial write-backs.
+    pub writes: u64,
+    /// Read-modify-write: the reads, their bursts and bytes.
+    pub rmw_reads: u64,
+    pub rmw_read_bursts: u64,
+    pub rmw_read_bytes: u64,
+    /// Partial write-backs stored raw instead.
+    pub raw_fallbacks: u64,
+}
+
+impl PartialCounters {
+    /// Whether the run paid anything for partial requests.
+    pub fn any_cost(&self) -> bool {
+        self.overfetch_bursts > 0 || self.rmw_read_bursts > 0 || self.raw_fallbacks > 0
+    }
 }
 
 /// What a run's codec compressed.

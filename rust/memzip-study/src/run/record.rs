@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
+use crate::gpu::Gpu;
 
 /// What a finished run is, written as `sweep.json` into its directory: the
 /// report tells variants apart by it, and a later sweep (`--reuse`) finds
@@ -29,6 +30,9 @@ pub struct RunRecord {
     pub program: Option<String>,
     pub codec: String,
     pub options: Vec<String>,
+    /// The GPU simulated; records without it ran the GTX580.
+    #[serde(default, skip_serializing_if = "Gpu::is_default")]
+    pub gpu: Gpu,
     /// The simulator the runner used: the gpgpu-sim version
     /// (`MEMZIP_GPGPUSIM_VERSION`, default dev) or `mgpusim`.
     pub simulator: String,
@@ -63,8 +67,8 @@ const TRACE_OPTION: &str = "-memzip_trace ";
 
 impl RunRecord {
     /// Whether a run of `other` simulates exactly what a run of `self` would:
-    /// the same benchmark, preset, codec string, simulator and option lines
-    /// in order, less `-memzip_trace`, and the same timing model, except for
+    /// the same benchmark, preset, codec string, GPU, simulator and option
+    /// lines in order, less `-memzip_trace`, and the same timing model, except for
     /// `none`, to which memzip adds no cycles in any revision (tests/sim:
     /// none equals the unpatched simulator). Only benchmark runs (a command
     /// line's record does not hold the command).
@@ -76,6 +80,7 @@ impl RunRecord {
             && self.benchmark == other.benchmark
             && self.preset == other.preset
             && self.codec == other.codec
+            && self.gpu == other.gpu
             && self.simulator == other.simulator
             && (self.timing_model == other.timing_model || !self.is_timed_by_memzip())
             && simulated(self) == simulated(other)

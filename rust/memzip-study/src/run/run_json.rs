@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::fields::{optional, read_json};
 use crate::error::RunError;
 use crate::files::write_atomically;
+use crate::gpu::Gpu;
 use crate::output_error::{self, OutputError};
 
 /// The file's name in a run directory.
@@ -34,6 +35,10 @@ pub struct RunJson {
     /// `gpgpusim_sources_key`): runs with the same value ran the same
     /// simulator and codecs.
     pub simulator_sources: Option<String>,
+    /// The GPU simulated (`gtx580`, `qv100`, `rtx3070`: [`crate::gpu::Gpu`]);
+    /// a run.json without it predates the choice and ran the GTX580.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<Gpu>,
     /// The program's exit status under the simulator.
     pub exit_status: Option<i32>,
     /// The last `gpu_tot_sim_cycle` of `sim.log`: a committed run keeps its
@@ -87,6 +92,7 @@ impl RunJson {
             program: optional(&run, "program", &path, text, "a string")?,
             simulator: optional(&run, "simulator", &path, text, "a string")?,
             simulator_sources: optional(&run, "simulator_sources", &path, text, "a string")?,
+            gpu: optional(&run, "gpu", &path, |v| v.as_str()?.parse().ok(), "a GPU (gtx580, qv100, rtx3070)")?,
             exit_status: optional(&run, "exit_status", &path, exit_status, "an exit status")?,
             cycles: optional(&run, "cycles", &path, Value::as_u64, "a non-negative integer")?,
             wall_seconds: optional(&run, "wall_seconds", &path, Value::as_f64, "a number")?,

@@ -70,6 +70,10 @@ fn runner_command(runners: &Runners, run: &PlannedRun, dir: &Path) -> Command {
     for line in &run.options {
         command.arg("--set").arg(line);
     }
+    // The GTX580 goes unsaid: a grid made before there was a choice runs as it did.
+    if !run.gpu.is_default() {
+        command.arg("--gpu").arg(run.gpu.name());
+    }
     if let Some(expect) = &run.expect {
         command.arg("--expect").arg(expect);
     }

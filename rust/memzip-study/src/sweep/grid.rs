@@ -9,6 +9,7 @@ use memzip::codec::spec::CodecSpec;
 use memzip::Geometry;
 use serde::Deserialize;
 
+use crate::gpu::Gpu;
 use crate::manifest::benchmark_presets;
 use crate::run::{RunRecord, TIMING_MODEL};
 
@@ -16,6 +17,17 @@ use crate::run::{RunRecord, TIMING_MODEL};
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     pub runs: Vec<Entry>,
+}
+
+impl Spec {
+    /// The spec with `gpu` as the GPU of every entry that lists none
+    /// (`memzip sweep --gpu`: a spec's grid on another GPU).
+    pub fn with_default_gpu(mut self, gpu: Gpu) -> Self {
+        for entry in self.runs.iter_mut().filter(|entry| entry.gpus.is_empty()) {
+            entry.gpus = vec![gpu.name().to_string()];
+        }
+        self
+    }
 }
 
 /// One program or benchmark of the grid.
@@ -39,6 +51,9 @@ pub struct Entry {
     /// Simulator option lines per configuration; none: one run per codec.
     #[serde(default)]
     pub option_sets: Vec<Vec<String>>,
+    /// The GPUs to simulate ([`Gpu`] names; default: the GTX580 alone).
+    #[serde(default)]
+    pub gpus: Vec<String>,
     /// A regex the program's output must match.
     #[serde(default)]
     pub expect: Option<String>,
@@ -56,12 +71,16 @@ pub enum Target {
 /// One simulation of the expanded grid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedRun {
-    /// Directory name: `<name>[-<preset>]-<codec>[-o<k>]`.
+    /// Directory name: `<name>[-<preset>][-<gpu>]-<codec>[-o<k>]`, the GPU
+    /// only when it is not the GTX580 (a grid made before there was a
+    /// choice keeps its names, and resumes).
     pub id: String,
     /// The id's `<name>[-<preset>]`.
     pub name: String,
     pub codec: String,
     pub options: Vec<String>,
+    /// The GPU simulated (the runner's `--gpu`, given when not the GTX580).
+    pub gpu: Gpu,
     pub target: Target,
     pub expect: Option<String>,
     /// What the entry's name says it varies: the text after the first `.`
@@ -95,6 +114,7 @@ impl PlannedRun {
             program,
             codec: self.codec.clone(),
             options: self.options.clone(),
+            gpu: self.gpu,
             simulator: self.simulator(),
             timing_model: TIMING_MODEL,
             reused_from: None,
@@ -151,7 +171,24 @@ fn entry_targets(entry: &Entry, repo: &Path) -> Result<Vec<(String, Target)>, St
     }
 }
 
-/// The grid in a fixed order: entries, presets, codecs, option sets.
+/// An entry's GPUs (default: the GTX580 alone); an unknown name is an error
+/// naming the entry and the valid names.
+fn entry_gpus(entry: &Entry, prefix: &str) -> Result<Vec<Gpu>, String> {
+    if entry.gpus.is_empty() {
+        return Ok(vec![Gpu::default()]);
+    }
+    entry
+        .gpus
+        .iter()
+        .map(|name| {
+            name.parse().map_err(|_| {
+                format!("run '{prefix}': gpus: '{name}' is not a GPU memzip simulates (valid: {})", Gpu::names())
+            })
+        })
+        .collect()
+}
+
+/// The grid in a fixed order: entries, presets, GPUs, codecs, option sets.
 pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<PlannedRun>, String> {
     let mut runs = Vec::new();
     for entry in &spec.runs {
@@ -163,21 +200,25 @@ pub fn expand(spec: &Spec, repo: &Path) -> Result<Vec<PlannedRun>, String> {
             }
             let sets: Vec<Vec<String>> =
                 if entry.option_sets.is_empty() { vec![Vec::new()] } else { entry.option_sets.clone() };
-            for codec in &entry.codecs {
-                // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
-                let codec_id = codec_id(codec);
-                check_name("codec", &codec_id)?;
-                for (k, options) in sets.iter().enumerate() {
-                    let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
-                    runs.push(PlannedRun {
-                        id: format!("{prefix}-{codec_id}{suffix}"),
-                        name: prefix.clone(),
-                        codec: codec.clone(),
-                        options: options.clone(),
-                        target: target.clone(),
-                        expect: entry.expect.clone(),
-                        variant: variant.clone(),
-                    });
+            for gpu in entry_gpus(entry, &prefix)? {
+                let gpu_id = if gpu.is_default() { String::new() } else { format!("-{gpu}") };
+                for codec in &entry.codecs {
+                    // A codec may carry knobs (`mag_bdi:bases=8+4+2`): keep its id readable.
+                    let codec_id = codec_id(codec);
+                    check_name("codec", &codec_id)?;
+                    for (k, options) in sets.iter().enumerate() {
+                        let suffix = if sets.len() > 1 { format!("-o{k}") } else { String::new() };
+                        runs.push(PlannedRun {
+                            id: format!("{prefix}{gpu_id}-{codec_id}{suffix}"),
+                            name: prefix.clone(),
+                            codec: codec.clone(),
+                            options: options.clone(),
+                            gpu,
+                            target: target.clone(),
+                            expect: entry.expect.clone(),
+                            variant: variant.clone(),
+                        });
+                    }
                 }
             }
         }
@@ -211,6 +252,7 @@ pub fn validate(runs: &[PlannedRun], repo: &Path) -> Result<(), String> {
             spec.set("sampling", "online").map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
         }
         registry::build(&spec).map_err(|e| format!("run {}: codec '{}': {e}", run.id, run.codec))?;
+        check_gpu(run)?;
         if let Target::Benchmark { name, preset } = &run.target {
             let presets = benchmark_presets(repo, name).map_err(|e| format!("run {}: {e}", run.id))?;
             if !presets.contains(preset) {
@@ -223,6 +265,16 @@ pub fn validate(runs: &[PlannedRun], repo: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Rejects a run on a GPU its simulator cannot simulate: v3.2.1 has the
+/// GTX580 alone, and MGPUSim's GPUs are not gpgpu-sim's.
+fn check_gpu(run: &PlannedRun) -> Result<(), String> {
+    match run.simulator().as_str() {
+        _ if run.gpu.is_default() => Ok(()),
+        "mgpusim" => Err(format!("run {}: gpu {}: a multi-GPU benchmark runs on MGPUSim's GPUs", run.id, run.gpu)),
+        version => run.gpu.check_version(version).map_err(|e| format!("run {}: {e}", run.id)),
+    }
 }
 
 /// Whether an option line is `-memzip_e2mc_sampling offline:<table|auto>`.

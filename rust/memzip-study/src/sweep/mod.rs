@@ -12,8 +12,12 @@
 //! ```
 //! An entry runs either a command line (`argv`, named by `name`) or a
 //! benchmark of `benchmarks/` at one or more presets (`name` defaults to the
-//! benchmark with `/` as `-`; run ids add the preset). Each run is handed to
-//! the runner as `--codec C --out DIR [--set LINE]... [--expect RE]`, then
+//! benchmark with `/` as `-`; run ids add the preset), on the GPUs its
+//! `gpus` lists (`["gtx580", "qv100"]`; default the GTX580, or `memzip sweep
+//! --gpu`'s; run ids add a GPU other than the GTX580, so grids made before
+//! the choice keep their names and resume). Each run is handed to
+//! the runner as `--codec C --out DIR [--set LINE]... [--gpu G] [--expect RE]`
+//! (`--gpu` when not the GTX580), then
 //! `-- ARGV...` for a command line (default runner `memzip run`) or
 //! `--benchmark NAME --preset P` for a benchmark (default runner
 //! `memzip bench run`, which builds, makes the input and checks the

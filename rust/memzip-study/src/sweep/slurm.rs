@@ -16,6 +16,7 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::Duration;
 
+use crate::gpu::Gpu;
 use crate::sweep::exec::Outcome;
 use crate::sweep::grid::PlannedRun;
 use crate::sweep::results::{has_result, tmp_dir};
@@ -41,6 +42,8 @@ pub struct TaskCommand {
     pub out: PathBuf,
     pub chdir: PathBuf,
     pub runner: Vec<String>,
+    /// The sweep's `--gpu` (each task expands the spec as the sweep did).
+    pub gpu: Gpu,
 }
 
 /// One submitted array.
@@ -82,6 +85,7 @@ pub fn batch_script(dir: &Path, count: usize, task: &TaskCommand, options: &Slur
     if let Some(time) = &options.time {
         directive(format!("--time={time}"));
     }
+    let gpu = if task.gpu.is_default() { String::new() } else { format!(" --gpu {}", task.gpu) };
     let runner = if task.runner.is_empty() {
         String::new()
     } else {
@@ -92,7 +96,7 @@ pub fn batch_script(dir: &Path, count: usize, task: &TaskCommand, options: &Slur
     script.push_str(&format!(
         "# Task N runs line N+1 of runs.txt, through the same single-run path as a local sweep.\n\
          id=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {runs})\n\
-         exec {memzip} sweep {spec} --out {out} --only-run \"$id\"{runner}\n",
+         exec {memzip} sweep {spec} --out {out} --only-run \"$id\"{gpu}{runner}\n",
         runs = shell_quote(&dir.join("runs.txt").to_string_lossy()),
         memzip = shell_quote(&task.memzip.to_string_lossy()),
         spec = shell_quote(&task.spec.to_string_lossy()),
@@ -206,6 +210,7 @@ mod tests {
             out: "/r/out".into(),
             chdir: "/r".into(),
             runner: vec!["bash".into(), "it's.sh".into()],
+            gpu: Gpu::default(),
         }
     }
 
@@ -225,6 +230,10 @@ mod tests {
             assert!(script.contains(line), "missing {line:?} in\n{script}");
         }
         assert!(!batch_script(Path::new("/d"), 1, &task(), &SlurmOptions::default()).contains("--partition"));
+        // A sweep on another GPU: each task expands the spec on it too.
+        let qv100 = TaskCommand { gpu: Gpu::Qv100, ..task() };
+        let script = batch_script(Path::new("/d"), 1, &qv100, &SlurmOptions::default());
+        assert!(script.contains("--only-run \"$id\" --gpu qv100 --runner 'bash'"), "{script}");
     }
 
     #[test]
