@@ -30,7 +30,7 @@ fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
     let written = write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     // 8 figures, 2 of them again for the memory-bound programs (vecadd), summary.md and .csv.
-    assert_eq!(written.len(), 12);
+    assert_eq!((written.files.len(), written.damaged.len()), (12, 0));
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4;
     // its stats predate the energy model: no energy columns.
@@ -240,6 +240,35 @@ fn fixture_copy(name: &str) -> std::path::PathBuf {
         }
     }
     root
+}
+
+#[test]
+fn a_damaged_run_is_listed_and_the_report_shows_every_other_run() {
+    let root = fixture_copy("report-damaged");
+    let run_json = root.join("bfs-mag_bdi/run.json");
+    let text = fs::read(&run_json).unwrap();
+    fs::write(&run_json, &text[..text.len() / 2]).unwrap(); // a write cut short
+    let out = common::temp_dir("report-damaged-out");
+    let written = write_report(&root, &out, &at_util(0.5)).unwrap();
+    assert_eq!(written.damaged.len(), 1, "{:?}", written.damaged);
+    assert!(written.damaged[0].starts_with(&format!("{}: not valid JSON: ", run_json.display())));
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("5 runs from"), "{summary}");
+    assert!(summary.contains("Left out: 1 run directory that did not load"), "{summary}");
+    assert!(summary.contains("\n- bfs-mag_bdi/run.json: not valid JSON: "), "{summary}");
+    assert!(summary.contains("| vecadd | bdi | 0.780 |"), "the other runs are all there: {summary}");
+    // The command writes the report, lists the run and fails.
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .args(["report"])
+        .arg(&root)
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert_eq!(cli.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("memzip: left out: ") && stderr.contains("1 run directory left out"), "{stderr}");
+    assert!(String::from_utf8_lossy(&cli.stdout).contains("summary.md"));
 }
 
 #[test]

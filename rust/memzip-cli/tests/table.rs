@@ -263,6 +263,34 @@ fn errors_name_the_file_and_what_is_missing() {
     assert!(err.contains("both `none` runs of program vecadd"), "{err}");
 }
 
+/// Cuts `path` to its first half, as a write stopped by a full disk would.
+fn truncate_half(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+#[test]
+fn a_damaged_run_is_listed_and_every_other_run_shown() {
+    let tmp = common::temp_dir("table-damaged");
+    let dirs: Vec<PathBuf> = RUNS.iter().map(|r| copy_run(r, &tmp)).collect();
+    truncate_half(&dirs[1].join("stats.json")); // vecadd-bdi
+    let mut args = vec!["table"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    let out = memzip(&args);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The header and the five other runs, fpc still against vecadd's none run.
+    assert_eq!(stdout.lines().count(), 6, "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("vecadd   fpc:variant=paper004  125000    0.800")), "{stdout}");
+    assert!(!stdout.contains(" 80000 "), "the damaged run has no row: {stdout}");
+    let stats = dirs[1].join("stats.json");
+    assert!(stderr.starts_with(&format!("memzip: left out: {}: not valid JSON: ", stats.display())), "{stderr}");
+    assert!(
+        stderr.ends_with("memzip: error: 1 run directory left out (above); the other runs are shown\n"),
+        "{stderr}"
+    );
+}
+
 /// The same failures to a library caller: a variant it can match.
 #[test]
 fn run_errors_say_what_kind_they_are() {

@@ -132,6 +132,18 @@ pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, RunError> {
     compare(runs)
 }
 
+/// The rows of the directories that load, and the error of each that does
+/// not (a damaged run, [`crate::run::damaged_file`], or not a run): one bad
+/// directory of a grid hides none of the others. An error when none loads.
+pub fn load_sound_rows(dirs: &[PathBuf]) -> Result<(Vec<Row>, Vec<RunError>), RunError> {
+    let (loaded, failed): (Vec<_>, Vec<_>) = dirs.iter().map(|d| load_run(d)).partition(Result::is_ok);
+    let mut errors: Vec<RunError> = failed.into_iter().filter_map(Result::err).collect();
+    if loaded.is_empty() && !errors.is_empty() {
+        return Err(errors.remove(0));
+    }
+    Ok((compare(loaded.into_iter().filter_map(Result::ok).collect())?, errors))
+}
+
 fn verify_cell(run: &Run) -> String {
     if run.verify_checked == 0 && run.verify_failures == 0 {
         "-".to_string()

@@ -625,9 +625,20 @@ fn record_program(record: &RunRecord) -> Option<String> {
     }
 }
 
-/// Writes the report files into `out` and returns their paths.
-pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Vec<PathBuf>, String> {
-    let (rows, superseded) = load_report_rows(results, options)?;
+/// What [`write_report`] did.
+#[derive(Debug)]
+pub struct Written {
+    /// The report's files.
+    pub files: Vec<PathBuf>,
+    /// The run directories left out because they did not load, one line
+    /// each (also listed in `summary.md`).
+    pub damaged: Vec<String>,
+}
+
+/// Writes the report files into `out`: every run that loads, and a list of
+/// those that did not (a damaged run directory hides none of the others).
+pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Written, String> {
+    let ReportRows { rows, superseded, damaged } = load_report_rows(results, options)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
     let mut write = |name: &str, text: String| -> Result<(), String> {
@@ -642,6 +653,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
+    summary.push_str(&damaged_section(&damaged, results));
     summary.push_str(&builds_section(&rows));
     summary.push_str(&geomean_table(&rows));
     if fabric {
@@ -684,35 +696,69 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     }
     write("summary.csv", table::render_csv(&rows))?;
     write("summary.md", summary)?;
-    Ok(written)
+    Ok(Written { files: written, damaged })
 }
 
-/// The rows the report covers (`--program`), and the run directories left out because an
-/// older timing model made them.
-fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>, Vec<PathBuf>), String> {
+/// The run directories left out because they did not load: each with its
+/// one-line error, the results directory taken off its paths.
+fn damaged_section(damaged: &[String], results: &Path) -> String {
+    if damaged.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "Left out: {} run director{} that did not load (a file cut short or not a run); `memzip sweep` \
+         runs a damaged run again:\n\n",
+        damaged.len(),
+        if damaged.len() == 1 { "y" } else { "ies" }
+    );
+    let prefix = format!("{}/", results.display());
+    for error in damaged {
+        let _ = writeln!(out, "- {}", error.replace(&prefix, ""));
+    }
+    out.push('\n');
+    out
+}
+
+/// The rows a report covers, and the run directories it leaves out.
+struct ReportRows {
+    /// The runs of the programs the report covers (`--program`).
+    rows: Vec<Row>,
+    /// Codec runs an older timing model made.
+    superseded: Vec<PathBuf>,
+    /// Why each run directory that did not load did not, one line each.
+    damaged: Vec<String>,
+}
+
+fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<ReportRows, String> {
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
+    let mut damaged = Vec::new();
     for dir in run_dirs(results)? {
-        match RunRecord::read(&dir)? {
-            Some(record) if record.is_superseded() => {
+        match RunRecord::read(&dir) {
+            Ok(Some(record)) if record.is_superseded() => {
                 if record_program(&record).is_none_or(|p| options.covers(&p)) {
                     superseded.push(dir);
                 }
             }
-            _ => dirs.push(dir),
+            Ok(_) => dirs.push(dir),
+            Err(error) => damaged.push(error.to_string()),
         }
     }
     if dirs.is_empty() {
-        return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
+        return Err(match damaged.first() {
+            Some(error) => error.clone(),
+            None => format!("{}: every run was made with an older timing model; rerun them", results.display()),
+        });
     }
-    let mut rows = table::load_rows(&dirs)?;
+    let (mut rows, unloaded) = table::load_sound_rows(&dirs)?;
+    damaged.extend(unloaded.iter().map(ToString::to_string));
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
         if !rows.iter().any(|row| names(program, program_of(row))) {
             return Err(format!("--program '{program}': no run of it in {}", results.display()));
         }
     }
-    Ok((rows, superseded))
+    Ok(ReportRows { rows, superseded, damaged })
 }
 
 /// Stored-size distribution over every program: one group per codec, one bar per stored size

@@ -289,6 +289,22 @@ pub fn is_finished_run(path: &Path) -> bool {
     path.is_dir() && !name.starts_with('.') && !name.ends_with(".failed")
 }
 
+/// The JSON files of a run directory, each read when present.
+const JSON_FILES: [&str; 3] = ["stats.json", run_json::RUN_JSON, RECORD_FILE];
+
+/// Why the run directory `dir` is damaged: the first of its JSON files that
+/// is there but does not parse (a write cut short by a full disk or an
+/// interrupted copy), in one line; `None` when each one present parses. A
+/// sweep runs such a run again; a table or report lists it and shows the rest.
+pub fn damaged_file(dir: &Path) -> Option<String> {
+    JSON_FILES.iter().map(|name| dir.join(name)).filter(|path| path.exists()).find_map(|path| {
+        let parsed = std::fs::read(&path)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|bytes| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|e| e.to_string()));
+        parsed.err().map(|e| format!("{}: not valid JSON: {e}", path.display()))
+    })
+}
+
 /// `run.json`'s `output_error`, if the run has one.
 fn output_error_of(dir: &Path) -> Result<Option<crate::output_error::OutputError>, RunError> {
     let path = dir.join(run_json::RUN_JSON);
