@@ -127,19 +127,53 @@ fn memory_bound_programs_get_their_own_geomeans() {
 }
 
 #[test]
-fn each_speedup_is_shown_with_its_dram_bound() {
-    // vecadd bdi: 1.25x against a bus bound of 1.299 (activation bound 2.0),
+fn each_speedup_is_shown_with_its_dram_estimate() {
+    // vecadd bdi: 1.25x against a bus estimate of 1.299 (activation bound 2.0),
     // 84% of the gain it allows; fpc launched 3 kernels against none's 2.
     let out = common::temp_dir("report-bounds");
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
-    let section = &summary[summary.find("## Speedups and what the DRAM allows").expect("the section")..];
-    let section = &section[..section.find("\n## ").unwrap()];
+    let section = estimate_section(&summary);
     assert!(section.contains("| vecadd | 0.51 / 0.12 | - | - | 1.250 (1.299b, 84%) | 0.800! |"), "{section}");
     assert!(
         section.contains("Other kernel counts than the `none` run: vecadd fpc:variant=paper004 (3 kernels, none 2).")
     );
     assert!(section.contains("| bfs | - | 1.250 |"), "bfs's stats carry no DRAM counters: {section}");
+    assert!(
+        section.contains("Above the bus estimate (`^`): 0 of 1 codec runs with one; above the activation bound: 0.\n"),
+        "{section}"
+    );
+}
+
+fn estimate_section(summary: &str) -> &str {
+    let section = &summary[summary.find("## Speedups against what the DRAM allows").expect("the section")..];
+    &section[..section.find("\n## ").unwrap()]
+}
+
+#[test]
+fn a_speedup_above_its_bus_estimate_is_marked_and_listed() {
+    // vecadd bdi made to end at 70,000 cycles: 1.4286x, above its bus
+    // estimate of 1.2994 (its bus cycles 45% fewer than none's), below its
+    // activation bound of 2.0.
+    let root = fixture_copy("report-above");
+    let log = root.join("vecadd-bdi/sim.log");
+    fs::write(
+        &log,
+        fs::read_to_string(&log).unwrap().replace("gpu_tot_sim_cycle = 80000", "gpu_tot_sim_cycle = 70000"),
+    )
+    .unwrap();
+    let out = common::temp_dir("report-above-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = estimate_section(&summary);
+    assert!(section.contains("| vecadd | 0.51 / 0.12 | - | - | 1.429^ (1.299b, 143%) | 0.800! |"), "{section}");
+    assert!(
+        section.contains("Above the bus estimate (`^`): 1 of 1 codec runs with one; above the activation bound: 0.")
+    );
+    assert!(
+        section.contains("\n- vecadd bdi: 1.4286x against 1.2994; bus busy -45.0%, DRAM idle -26.0%\n"),
+        "{section}"
+    );
 }
 
 #[test]
@@ -366,6 +400,26 @@ fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
     }
     assert!(section[mfv_at..mag_at].contains("| program | e2mc16:mfv=512 | e2mc16 |"), "{section}");
     assert!(!section.contains("| bfs |"), "bfs has no analyze-*.json");
+}
+
+/// The activation bound is a bound (a channel opens at most one row per
+/// tRRD): no committed codec run is faster than it, unlike the bus estimate.
+#[test]
+fn no_committed_run_exceeds_its_activation_bound() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/results");
+    let mut checked = 0;
+    for study in fs::read_dir(&results).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        let Ok(dirs) = run_dirs(&study.path()) else { continue };
+        // A grid of several none runs of one program (the noise study) is no comparison.
+        let Ok((rows, _)) = memzip_study::table::load_sound_rows(&dirs) else { continue };
+        for row in rows.iter().filter(|r| !r.run.is_baseline()) {
+            if let (Some(speedup), Some(bound)) = (row.speedup, row.activation_bound) {
+                assert!(speedup <= bound, "{}: {speedup} above its activation bound {bound}", row.run.dir);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} committed codec runs have an activation bound");
 }
 
 /// Every committed study report (`benchmarks/results/<study>/report/`) is what

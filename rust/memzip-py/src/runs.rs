@@ -57,9 +57,9 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("stats_codec", &run.stats_codec)?;
                 dict.set_item("cycles", run.cycles)?;
                 dict.set_item("speedup", row.speedup)?;
-                dict.set_item("bus_bound", row.bus_bound)?;
+                dict.set_item("bus_estimate", row.bus_estimate)?;
                 dict.set_item("activation_bound", row.activation_bound)?;
-                dict.set_item("bound", row.bound())?;
+                dict.set_item("estimate", row.estimate())?;
                 dict.set_item("gain_share", row.gain_share)?;
                 dict.set_item("kernel_launches", run.kernel_launches)?;
                 dict.set_item("kernel_launches_differ", row.kernel_launches_differ)?;

@@ -115,7 +115,7 @@ pub struct KernelSummary {
 }
 
 /// gpgpu-sim's whole-run counters of waiting on memory: what a speedup short
-/// of its bus bound is left waiting on once compression frees the bus
+/// of its bus estimate is left waiting on once compression frees the bus
 /// (benchmarks/reproduction.md, the remaining gap). Both simulators print
 /// them after every kernel from sums reset only when the simulator is built,
 /// so the last value printed covers the run.

@@ -5,17 +5,18 @@
 //! run of the same program whose stats say codec `none` (runs without a
 //! program form one group). With the simulator's power model on, whole-GPU
 //! energy and its EDP are also relative to the `none` run. Beside each
-//! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
-//! activation bound, and the share of that gain the run took), and the
+//! speedup: what the DRAM model lets it gain ([`crate::bounds`]: the bus
+//! estimate and the activation bound, and the share of that gain the run
+//! took), and the
 //! kernels the run launched, flagged when they are not its `none` run's (a
 //! program whose iteration count follows its timing did other work). When
 //! the simulator's log said, what the cores waited on memory: the mean fetch
-//! latency and the DRAM-full stalls (what a speedup short of its bus bound
+//! latency and the DRAM-full stalls (what a speedup short of its bus estimate
 //! is left waiting on).
 
 use std::path::PathBuf;
 
-use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
+use crate::bounds::{activation_bound, bus_estimate, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::run::{load_run, Medium, Run, RunError};
 use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
@@ -36,11 +37,12 @@ pub struct Row {
     pub gpu_energy_percent_of_none: Option<f64>,
     /// Whole-GPU EDP as a percentage of the `none` run's.
     pub gpu_edp_percent_of_none: Option<f64>,
-    /// The most the run could gain from the data-bus cycles it saved.
-    pub bus_bound: Option<f64>,
+    /// What the run would gain from the data-bus cycles it saved if nothing
+    /// else changed (an estimate, which runs exceed: [`crate::bounds`]).
+    pub bus_estimate: Option<f64>,
     /// The most the run could gain with its row activations (x tRRD).
     pub activation_bound: Option<f64>,
-    /// `(speedup - 1) / (bound - 1)` for the smaller bound.
+    /// `(speedup - 1) / (estimate - 1)` for [`Row::estimate`].
     pub gain_share: Option<f64>,
     /// `Some(true)` when the run launched another number of kernels than its
     /// `none` run (its speedup compares different work); `None` when either
@@ -49,12 +51,20 @@ pub struct Row {
 }
 
 impl Row {
-    /// The smaller of the two bounds.
-    pub fn bound(&self) -> Option<f64> {
-        match (self.bus_bound, self.activation_bound) {
+    /// The smaller of the bus estimate and the activation bound: an
+    /// estimate of the most the DRAM lets the run gain (a bound only where
+    /// the activation bound is the smaller).
+    pub fn estimate(&self) -> Option<f64> {
+        match (self.bus_estimate, self.activation_bound) {
             (Some(bus), Some(activation)) => Some(bus.min(activation)),
             (bus, activation) => bus.or(activation),
         }
+    }
+
+    /// Whether the run went faster than its bus estimate (which assumes
+    /// nothing but the bus time changed).
+    pub fn above_bus_estimate(&self) -> bool {
+        matches!((self.speedup, self.bus_estimate), (Some(speedup), Some(estimate)) if speedup > estimate)
     }
 }
 
@@ -101,7 +111,7 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
             let gpu_energy_percent_of_none = percent_of(run.gpu_total_pj(), baseline.and_then(|b| b.gpu_total_pj()));
             let gpu_edp_percent_of_none = percent_of(run.gpu_edp_js(), baseline.and_then(|b| b.gpu_edp_js()));
             let none_dram = baseline.and_then(|b| b.dram);
-            let bus = none_dram.zip(run.dram).and_then(|(none, this)| bus_bound(&none, &this));
+            let bus = none_dram.zip(run.dram).and_then(|(none, this)| bus_estimate(&none, &this));
             let rrd = run.rrd_cycles.unwrap_or(GTX580_MAG32_RRD_CYCLES);
             let activation = none_dram.zip(run.dram).and_then(|(none, this)| activation_bound(&none, &this, rrd));
             let kernel_launches_differ =
@@ -114,12 +124,12 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
                 edp_percent_of_none,
                 gpu_energy_percent_of_none,
                 gpu_edp_percent_of_none,
-                bus_bound: bus,
+                bus_estimate: bus,
                 activation_bound: activation,
                 gain_share: None,
                 kernel_launches_differ,
             };
-            row.gain_share = gain_share(row.speedup, row.bound());
+            row.gain_share = gain_share(row.speedup, row.estimate());
             rows.push(row);
         }
     }
@@ -201,9 +211,9 @@ fn cell_table(rows: &[Row]) -> Table {
         ("run", Align::Left),
         ("cycles", Align::Right),
         ("speedup", Align::Right),
-        ("bus bound", Align::Right),
+        ("bus estimate", Align::Right),
         ("act bound", Align::Right),
-        ("of bound", Align::Right),
+        ("of estimate", Align::Right),
         ("kernels", Align::Right),
         (bytes.as_str(), Align::Right),
         (vs_none.as_str(), Align::Right),
@@ -235,7 +245,7 @@ fn cell_table(rows: &[Row]) -> Table {
             run.label.clone(),
             run.cycles.to_string(),
             fmt_opt(row.speedup, 3),
-            fmt_opt(row.bus_bound, 3),
+            fmt_opt(row.bus_estimate, 3),
             fmt_opt(row.activation_bound, 3),
             percent_cell(row.gain_share.map(|share| 100.0 * share)),
             kernels_cell(row),
@@ -301,7 +311,7 @@ pub fn render_csv(rows: &[Row]) -> String {
         "dir",
         "cycles",
         "speedup",
-        "bus_bound",
+        "bus_estimate",
         "activation_bound",
         "gain_share",
         "kernel_launches",
@@ -356,7 +366,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             run.dir.clone(),
             run.cycles.to_string(),
             number(row.speedup),
-            number(row.bus_bound),
+            number(row.bus_estimate),
             number(row.activation_bound),
             number(row.gain_share),
             run.kernel_launches.map(|n| n.to_string()).unwrap_or_default(),
@@ -501,7 +511,7 @@ mod tests {
             ..run("a", codec, cycles, 1)
         };
         // none: bus busy 8000 of 10000 DRAM cycles; bdi halves the bus cycles
-        // (bus bound 1 / 0.6) and opens 500 rows (x 12 = 6000: activation
+        // (bus estimate 1 / 0.6) and opens 500 rows (x 12 = 6000: activation
         // bound 10000 / 6000, the smaller); fpc launched one kernel more.
         let rows = compare(vec![
             with_dram("none", 1000, 8000, 600, 23),
@@ -510,16 +520,16 @@ mod tests {
         ])
         .unwrap();
         let bdi = &rows[1];
-        assert!((bdi.bus_bound.unwrap() - 1.0 / 0.6).abs() < 1e-12);
+        assert!((bdi.bus_estimate.unwrap() - 1.0 / 0.6).abs() < 1e-12);
         assert!((bdi.activation_bound.unwrap() - 10000.0 / 6000.0).abs() < 1e-12);
-        assert_eq!(bdi.bound(), bdi.activation_bound, "the smaller of the two");
+        assert_eq!(bdi.estimate(), bdi.activation_bound, "the smaller of the two");
         assert!((bdi.gain_share.unwrap() - 0.25 / (10000.0 / 6000.0 - 1.0)).abs() < 1e-12);
         assert_eq!((bdi.kernel_launches_differ, rows[2].kernel_launches_differ), (Some(false), Some(true)));
         let text = render_text(&rows);
         assert!(text.contains(" 24!"), "{text}");
         // Without DRAM counters (older stats) there is no bound and no share.
         let rows = compare(vec![run("b", "none", 100, 10), run("b", "bdi", 90, 5)]).unwrap();
-        assert_eq!((rows[1].bound(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
+        assert_eq!((rows[1].estimate(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
     }
 
     #[test]

@@ -11,11 +11,12 @@
 //! relative to `none` (the E2MC paper Fig. 13, the adaptive-compression paper Fig. 7) with each run's
 //! energy by component; for lossy runs, the error they cost on the program's
 //! output (the MAG-aware paper Fig. 15). Beside each speedup, what the DRAM
-//! model allows it ([`crate::bounds`]) and, where runs keep a per-kernel
+//! model lets it gain (an estimate and a bound, [`crate::bounds`]) and, where runs keep a per-kernel
 //! record, its split between the kernels that saturate the bus and the others.
 
 mod analyses;
 mod chart;
+mod estimates;
 mod fabric;
 mod kernels;
 mod mean;
@@ -467,76 +468,6 @@ fn program_table_header(columns: &[&str], codecs: &[impl AsRef<str>]) -> String 
     out
 }
 
-/// Each program's speedups beside what the DRAM model allows them
-/// ([`bounds`]): per codec `speedup (bound, share of the gain taken)`, the
-/// bound the smaller of the bus and the activation bound (`b` or `a` after
-/// it says which), `!` after a speedup whose run launched another number of
-/// kernels than its `none` run. Empty when no run has the DRAM counters.
-fn bounds_section(rows: &[Row]) -> String {
-    if !rows.iter().any(|r| r.bound().is_some()) {
-        return String::new();
-    }
-    let (programs, codecs) = axes(rows);
-    let codecs: Vec<&String> = codecs.iter().filter(|c| c.as_str() != "none").collect();
-    let mut out = String::from(
-        "\n## Speedups and what the DRAM allows\n\nEach cell: the speedup, then in brackets the most the DRAM \
-         model allows it and the share of that gain the run took ((speedup - 1) / (bound - 1)). The bound is the \
-         smaller of the **bus bound** (`b`: 1 / (1 - u x (1 - busy / busy of none)), u the `none` run's data-bus \
-         utilisation: the run could shorten by no more than the bus cycles it saved) and the **activation bound** \
-         (`a`: the `none` run's DRAM cycles over the run's row activations x tRRD: compression sends fewer bursts \
-         but opens the same rows). `!`: the run launched another number of kernels than its `none` run (different \
-         work; its speedup is not the codec's).\n\n",
-    );
-    out.push_str(&program_table_header(&["none: util / act x tRRD"], &codecs));
-    let mut flagged = Vec::new();
-    for program in &programs {
-        let none = run_of(rows, "none", program);
-        let activation_share = none.and_then(|n| {
-            let dram = n.run.dram?;
-            let rrd = n.run.rrd_cycles.unwrap_or(bounds::GTX580_MAG32_RRD_CYCLES);
-            (dram.cycles > 0).then(|| (dram.activations * rrd) as f64 / dram.cycles as f64)
-        });
-        let none_cell = match (none.and_then(|n| n.run.dram_utilization), activation_share) {
-            (Some(u), Some(a)) => format!("{u:.2} / {a:.2}"),
-            _ => "-".to_string(),
-        };
-        let _ = write!(out, "| {program} | {none_cell} |");
-        for codec in &codecs {
-            let cell = run_of(rows, codec, program).map_or("-".to_string(), |row| {
-                if row.kernel_launches_differ == Some(true) {
-                    flagged.push(format!(
-                        "{program} {codec} ({} kernels, none {})",
-                        row.run.kernel_launches.unwrap_or_default(),
-                        none.and_then(|n| n.run.kernel_launches).unwrap_or_default()
-                    ));
-                }
-                bound_cell(row)
-            });
-            let _ = write!(out, " {cell} |");
-        }
-        out.push('\n');
-    }
-    if !flagged.is_empty() {
-        let _ = writeln!(out, "\nOther kernel counts than the `none` run: {}.", flagged.join(", "));
-    }
-    out
-}
-
-/// `1.442 (1.538a, 82%)`: speedup, bound and which, share of the gain taken;
-/// `!` after the speedup when the kernel counts differ.
-fn bound_cell(row: &Row) -> String {
-    let Some(speedup) = row.speedup else {
-        return "-".to_string();
-    };
-    let flag = if row.kernel_launches_differ == Some(true) { "!" } else { "" };
-    let Some(bound) = row.bound() else {
-        return format!("{speedup:.3}{flag}");
-    };
-    let which = if row.activation_bound == Some(bound) { "a" } else { "b" };
-    let share = row.gain_share.map_or("-".to_string(), |share| format!("{:.0}%", 100.0 * share));
-    format!("{speedup:.3}{flag} ({bound:.3}{which}, {share})")
-}
-
 /// The codec runs left out because an older timing model made them
 /// (`run::TIMING_MODEL`): their cycles do not compare with current runs'.
 fn superseded_section(dirs: &[PathBuf]) -> String {
@@ -660,7 +591,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
         summary.push_str(&fabric::sections(&rows)?);
     } else {
         summary.push_str(&bound_section(&rows, memory_bound_utilization));
-        summary.push_str(&bounds_section(&rows));
+        summary.push_str(&estimates::section(&rows));
         summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
         summary.push_str(&energy_section(&rows));
