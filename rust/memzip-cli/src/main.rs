@@ -182,7 +182,8 @@ struct ReportArgs {
     /// Where summary.md, summary.csv and the figures go.
     #[arg(long, short)]
     output: PathBuf,
-    /// A program counts as memory-bound when its `none` run's DRAM bandwidth
+    /// A program without a benchmark manifest that says how it is bound
+    /// (`BOUND`) counts as memory-bound when its `none` run's DRAM bandwidth
     /// utilisation is at least this (0 to 1); the summary gives the geometric
     /// means of memory-bound programs and of the others apart.
     #[arg(long, default_value_t = 0.4, value_parser = parse_share)]
@@ -698,7 +699,12 @@ fn parse_share(text: &str) -> Result<f64, String> {
 }
 
 fn run_report(args: ReportArgs) -> Result<(), String> {
-    let options = report::ReportOptions { memory_bound_utilization: args.memory_bound_util, programs: args.programs };
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let options = report::ReportOptions {
+        memory_bound_utilization: args.memory_bound_util,
+        programs: args.programs,
+        repo: find_repo(&cwd),
+    };
     let report = report::write_report(&args.results, &args.output, &options)?;
     for path in &report.files {
         println!("{}", path.display());

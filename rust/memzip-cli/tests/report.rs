@@ -103,7 +103,7 @@ fn memory_bound_programs_get_their_own_geomeans() {
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
-        summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."),
+        summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not classed: bfs, (unnamed)."),
         "{summary}"
     );
     let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
@@ -148,6 +148,52 @@ fn each_speedup_is_shown_with_its_dram_estimate() {
 fn estimate_section(summary: &str) -> &str {
     let section = &summary[summary.find("## Speedups against what the DRAM allows").expect("the section")..];
     &section[..section.find("\n## ").unwrap()]
+}
+
+/// The checkout this test runs in (its benchmark manifests and committed runs).
+fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The manifests' memory-bound set is what its rule gives on the study's
+/// committed `none` runs (DRAM bus busy in at least 0.40 of DRAM cycles on
+/// dev at `study`), no codec run involved.
+#[test]
+fn the_memory_bound_set_is_the_study_none_runs_at_0_40() {
+    let dirs = run_dirs(&repo().join("benchmarks/results/study")).unwrap();
+    let (rows, damaged) = memzip_study::table::load_sound_rows(&dirs).unwrap();
+    assert!(damaged.is_empty());
+    let mut by_rule: Vec<String> = rows
+        .iter()
+        .filter(|r| r.run.is_baseline() && r.run.dram_utilization.unwrap() >= 0.40)
+        .map(|r| r.run.program.as_deref().unwrap().split_whitespace().next().unwrap().to_string())
+        .collect();
+    by_rule.sort();
+    assert_eq!(memzip_study::manifest::memory_bound_benchmarks(&repo()), by_rule);
+    assert_eq!(by_rule.len(), 10, "{by_rule:?}");
+}
+
+/// A program of a benchmark whose manifest says how it is bound is classed
+/// by the manifest, not by this report's runs.
+#[test]
+fn a_manifest_classes_its_benchmark_whatever_the_runs_measure() {
+    // vecadd's runs renamed to Rodinia nw's (a latency-bound manifest):
+    // their 0.51 utilisation would class them memory-bound at 0.5.
+    let root = fixture_copy("report-manifest");
+    for run in ["vecadd-none", "vecadd-bdi", "vecadd-fpc"] {
+        let path = root.join(run).join("run.json");
+        let text = fs::read_to_string(&path).unwrap().replace("\"vecadd\"", "\"rodinia/nw study\"");
+        fs::write(&path, text).unwrap();
+    }
+    let out = common::temp_dir("report-manifest-out");
+    let options = ReportOptions { repo: Some(repo()), ..at_util(0.5) };
+    write_report(&root, &out, &options).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: none. Not memory-bound: rodinia/nw study (0.51)."), "{summary}");
+    // Without the manifests, its own none run classes it.
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: rodinia/nw study (0.51). Not memory-bound: none."), "{summary}");
 }
 
 #[test]
@@ -209,7 +255,7 @@ fn speedups_are_split_between_the_saturated_kernels_and_the_others() {
     let section = &section[..section.find("\n## ").unwrap()];
     assert!(section.contains("| vecadd | 1 of 2 (0.60) | - | - | 2.000 / 1.250 | - / - |"), "{section}");
     assert!(!section.contains("| bfs |"), "bfs has no per-kernel record: {section}");
-    assert!(summary.contains("Memory-bound: vecadd (saturated 0.60, average 0.51)"), "{summary}");
+    assert!(summary.contains("Memory-bound: vecadd (0.51, saturated 0.60)"), "{summary}");
 
     // Without a per-kernel record anywhere, no section.
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
@@ -353,7 +399,7 @@ fn a_program_list_limits_the_report_to_those_programs() {
     write_report(fixtures(), &out, &options).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Geometric means over 1 program, each run by every codec."), "{summary}");
-    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: none."), "{summary}");
+    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not classed: none."), "{summary}");
     assert!(!summary.contains("bfs") && !summary.contains("mag_bdi"), "bfs's runs are left out:\n{summary}");
 
     let options = ReportOptions { programs: vec!["vecadd".into(), "nosuch".into()], ..at_util(0.5) };

@@ -103,10 +103,6 @@ pub fn stream_ceiling(simulator: &str) -> Option<f64> {
 /// of its simulator's [`stream_ceiling`].
 pub const SATURATED_OF_CEILING: f64 = 0.8;
 
-/// A program is bus-bound when kernels that saturate the bus take at least
-/// this share of its `none` run's DRAM cycles.
-pub const BUS_BOUND_SHARE: f64 = 0.5;
-
 /// The share of a run's DRAM cycles spent in kernels whose bus utilisation
 /// is at least `threshold`: how much of the run a codec's saved bus cycles
 /// can shorten. An average utilisation hides a program whose kernels

@@ -20,6 +20,7 @@ mod estimates;
 mod fabric;
 mod kernels;
 mod mean;
+mod memory_bound;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,7 +30,6 @@ use std::path::{Path, PathBuf};
 pub use chart::{BarChart, Series};
 pub use mean::geomean;
 
-use crate::bounds;
 use crate::run::{is_finished_run, RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};
 
@@ -367,94 +367,6 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
     out
 }
 
-/// How a program's `none` run classes it: memory-bound or not, and the
-/// measurement that says so (shown in brackets).
-struct BoundClass {
-    memory: bool,
-    why: String,
-}
-
-/// A program is memory-bound when kernels that saturate the data bus take
-/// at least [`bounds::BUS_BOUND_SHARE`] of its `none` run's DRAM cycles
-/// ([`crate::run::Run::saturated_share`]): an average utilisation hides a
-/// program whose kernels alternate between a saturated bus and an idle one.
-/// A `none` run without a per-kernel record (runs committed before it was
-/// kept) is classed by its average utilisation against `threshold`.
-fn bound_class(rows: &[Row], program: &str, threshold: f64) -> Option<BoundClass> {
-    let none = rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program)?;
-    let average = none.run.dram_utilization?;
-    Some(match none.run.saturated_share() {
-        Some(share) => BoundClass {
-            memory: share >= bounds::BUS_BOUND_SHARE,
-            why: format!("saturated {share:.2}, average {average:.2}"),
-        },
-        None => BoundClass { memory: average >= threshold, why: format!("{average:.2}") },
-    })
-}
-
-/// The runs of the programs [`bound_class`] classes memory-bound (`memory`)
-/// or not (`!memory`); unmeasured programs in neither.
-fn bound_rows(rows: &[Row], threshold: f64, memory: bool) -> Vec<Row> {
-    rows.iter()
-        .filter(|r| bound_class(rows, program_of(r), threshold).is_some_and(|class| class.memory == memory))
-        .cloned()
-        .collect()
-}
-
-/// The geometric means of the memory-bound programs and of the others apart
-/// ([`bound_class`]).
-fn bound_section(rows: &[Row], threshold: f64) -> String {
-    let (programs, _) = axes(rows);
-    let mut memory = Vec::new();
-    let mut other = Vec::new();
-    let mut unmeasured = Vec::new();
-    let mut by_kernels = false;
-    for program in &programs {
-        match bound_class(rows, program, threshold) {
-            Some(class) => {
-                by_kernels |= class.why.starts_with("saturated");
-                let entry = format!("{program} ({})", class.why);
-                if class.memory {
-                    memory.push(entry)
-                } else {
-                    other.push(entry)
-                }
-            }
-            None => unmeasured.push(program.clone()),
-        }
-    }
-    let list = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
-    let rule = if by_kernels {
-        format!(
-            "kernels that saturate the DRAM data bus (at least {:.0}% of the utilisation a pure stream reaches \
-             on its simulator: dev 0.89, v3.2.1 0.62) take at least {:.0}% of its `none` run's DRAM cycles (in \
-             brackets: that share and the average utilisation); a `none` run without a per-kernel record, when \
-             its average DRAM bandwidth utilisation is at least {threshold:.2} (in brackets)",
-            100.0 * bounds::SATURATED_OF_CEILING,
-            100.0 * bounds::BUS_BOUND_SHARE
-        )
-    } else {
-        format!(
-            "its `none` run keeps the DRAM data bus busy in at least {threshold:.2} of DRAM cycles (DRAM \
-             bandwidth utilisation, from the simulator's counters; in brackets)"
-        )
-    };
-    let mut out = format!(
-        "\n## Memory-bound programs and the others\n\nA program is memory-bound here when {rule}. Memory-bound: \
-         {}. Not memory-bound: {}. Not measured: {}.\n",
-        list(&memory),
-        list(&other),
-        list(&unmeasured)
-    );
-    for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
-        let subset = bound_rows(rows, threshold, want_memory);
-        if !subset.is_empty() {
-            let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
-        }
-    }
-    out
-}
-
 /// The header of a markdown table with one row per program: a `program`
 /// column, the `columns` after it, then one column per codec.
 fn program_table_header(columns: &[&str], codecs: &[impl AsRef<str>]) -> String {
@@ -517,20 +429,25 @@ fn builds_section(rows: &[Row]) -> String {
 /// What a report covers and how it classes programs.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
-    /// A program whose `none` run keeps the DRAM data bus busy at least this
-    /// share of DRAM cycles counts as memory-bound; the summary gives the
-    /// geometric means of the memory-bound programs and of the rest apart (a
-    /// compressor can only speed up the former).
+    /// A program without a benchmark manifest that says how it is bound
+    /// (`memory_bound`) counts as memory-bound when its `none` run keeps the
+    /// DRAM data bus busy at least this share of DRAM cycles; the summary
+    /// gives the geometric means of the memory-bound programs and of the rest
+    /// apart (a compressor can only speed up the former).
     pub memory_bound_utilization: f64,
     /// Only these programs, each a benchmark (`rodinia/backprop`) or a program
     /// with its preset (`rodinia/backprop study`); empty: every program. A
     /// paper's benchmark list gives its averages (the MAG-aware paper Table V).
     pub programs: Vec<String>,
+    /// The checkout whose benchmark manifests class the benchmarks
+    /// memory-bound or not (`memory_bound`); without it every program is
+    /// classed by its own `none` run.
+    pub repo: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        Self { memory_bound_utilization: 0.4, programs: Vec::new() }
+        Self { memory_bound_utilization: 0.4, programs: Vec::new(), repo: None }
     }
 }
 
@@ -579,7 +496,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
         Ok(())
     };
 
-    let memory_bound_utilization = options.memory_bound_utilization;
+    let classes = memory_bound::Classes::of(&rows, options);
     let fabric = fabric::is_fabric_report(&rows);
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
@@ -590,7 +507,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     if fabric {
         summary.push_str(&fabric::sections(&rows)?);
     } else {
-        summary.push_str(&bound_section(&rows, memory_bound_utilization));
+        summary.push_str(&memory_bound::section(&rows, &classes, options));
         summary.push_str(&estimates::section(&rows));
         summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
@@ -612,7 +529,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     if !fabric {
         // The papers' speedup figures show memory-bound programs (the MAG-aware paper §V-C): the
         // effective CR and speedup of those alone, where the results have any.
-        let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
+        let memory_rows = classes.rows(&rows, true);
         for figure in FIGURES.iter().filter(|f| !memory_rows.is_empty() && MEMORY_BOUND_FIGURES.contains(&f.file)) {
             let (groups, series) = per_program(&memory_rows, figure.metric);
             let title = format!("{} (memory-bound programs)", figure.title);
