@@ -18,7 +18,6 @@ use std::path::PathBuf;
 
 use crate::bounds::{activation_bound, bus_estimate, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::run::{load_run, Medium, Run, RunError};
-use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// A run next to its program's `none` run.
@@ -193,7 +192,21 @@ fn output_error_cell(run: &Run) -> String {
 /// Whether some run has the memory-wait counters (runs committed before
 /// they were recorded have none): their columns appear only then.
 fn with_memory_wait(rows: &[Row]) -> bool {
-    rows.iter().any(|r| r.run.memory_wait != MemoryWait::default())
+    rows.iter().any(|r| {
+        let wait = r.run.memory_wait;
+        wait.fetch_latency_cycles.is_some() || wait.dram_full_stalls.is_some()
+    })
+}
+
+/// Whether some run has the reply network's counters (recorded since issue
+/// 52): their columns appear only then.
+fn with_reply_network(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.run.memory_wait.reply_latency_cycles.is_some() || r.run.memory_wait.reply_stalls.is_some())
+}
+
+/// A count's cell: the number, or `missing` without one.
+fn count_cell(count: Option<u64>, missing: &str) -> String {
+    count.map_or_else(|| missing.to_string(), |n| n.to_string())
 }
 
 /// The table's cells, shared by the text and markdown forms. The memory-wait
@@ -202,6 +215,7 @@ fn with_memory_wait(rows: &[Row]) -> bool {
 /// benchmark marks approximable data.
 fn cell_table(rows: &[Row]) -> Table {
     let with_memory_wait = with_memory_wait(rows);
+    let with_reply_network = with_reply_network(rows);
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let medium = medium_name(rows);
@@ -230,6 +244,9 @@ fn cell_table(rows: &[Row]) -> Table {
     ];
     if with_memory_wait {
         columns.extend([("fetch cyc", Align::Right), ("DRAM-full stalls", Align::Right)]);
+    }
+    if with_reply_network {
+        columns.extend([("reply cyc", Align::Right), ("reply stalls", Align::Right)]);
     }
     if with_gpu_power {
         columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
@@ -262,9 +279,12 @@ fn cell_table(rows: &[Row]) -> Table {
             output_cell(run.output_ok),
             fmt_opt(run.wall_seconds, 1),
         ];
+        let wait = run.memory_wait;
         if with_memory_wait {
-            let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
-            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+            cells.extend([count_cell(wait.fetch_latency_cycles, "-"), count_cell(wait.dram_full_stalls, "-")]);
+        }
+        if with_reply_network {
+            cells.extend([count_cell(wait.reply_latency_cycles, "-"), count_cell(wait.reply_stalls, "-")]);
         }
         if with_gpu_power {
             cells.extend([
@@ -347,12 +367,16 @@ pub fn render_csv(rows: &[Row]) -> String {
     // The output error and the memory-wait counters likewise, when some run has them.
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let with_memory_wait = with_memory_wait(rows);
+    let with_reply_network = with_reply_network(rows);
     let mut header: Vec<String> = header.map(String::from).to_vec();
     if with_medium {
         header.push("medium".to_string());
     }
     if with_memory_wait {
         header.extend(["fetch_latency_cycles", "dram_full_stalls"].map(String::from));
+    }
+    if with_reply_network {
+        header.extend(["reply_latency_cycles", "reply_stalls"].map(String::from));
     }
     if with_output_error {
         header.extend(["output_mean_relative_error", "output_max_relative_error"].map(String::from));
@@ -399,9 +423,12 @@ pub fn render_csv(rows: &[Row]) -> String {
         if with_medium {
             cells.push(run.medium.name().to_string());
         }
+        let wait = run.memory_wait;
         if with_memory_wait {
-            let count = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_default();
-            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+            cells.extend([count_cell(wait.fetch_latency_cycles, ""), count_cell(wait.dram_full_stalls, "")]);
+        }
+        if with_reply_network {
+            cells.extend([count_cell(wait.reply_latency_cycles, ""), count_cell(wait.reply_stalls, "")]);
         }
         if with_output_error {
             cells.push(number(run.output_error.map(|e| e.mean_relative_error)));
@@ -418,6 +445,7 @@ mod tests {
 
     use super::*;
     use crate::run::RunEnergy;
+    use crate::sim_log::MemoryWait;
 
     fn run(program: &str, codec: &str, cycles: u64, dram_bytes: u64) -> Run {
         Run {
@@ -558,7 +586,11 @@ mod tests {
         assert!(!render_text(&plain).contains("fetch cyc"));
         assert!(!render_csv(&plain).contains("fetch_latency_cycles"));
         let waited = |codec: &str, latency: u64, stalls: u64| Run {
-            memory_wait: MemoryWait { fetch_latency_cycles: Some(latency), dram_full_stalls: Some(stalls) },
+            memory_wait: MemoryWait {
+                fetch_latency_cycles: Some(latency),
+                dram_full_stalls: Some(stalls),
+                ..Default::default()
+            },
             ..run("a", codec, 1000, 1000)
         };
         // scan on its compaction input under none and MAG-aware BDI (dev's sim.log).
@@ -577,6 +609,29 @@ mod tests {
         assert!(csv.lines().next().unwrap().ends_with(",timing_model,fetch_latency_cycles,dram_full_stalls"), "{csv}");
         assert!(csv.lines().nth(2).unwrap().ends_with(",472,7428"), "{csv}");
         assert!(csv.lines().nth(3).unwrap().ends_with(",,"), "{csv}");
+    }
+
+    #[test]
+    fn the_reply_network_columns_appear_when_a_run_has_them() {
+        let plain = compare(vec![run("a", "none", 1000, 1000), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("reply cyc"));
+        let replied = |codec: &str, latency: u64, stalls: u64| Run {
+            memory_wait: MemoryWait {
+                reply_latency_cycles: Some(latency),
+                reply_stalls: Some(stalls),
+                ..Default::default()
+            },
+            ..run("a", codec, 1000, 1000)
+        };
+        // fastWalshTransform on `walsh` under none and C-Pack+Z (reproduction.md).
+        let rows = compare(vec![replied("none", 11, 22_427), replied("cpack_z", 23, 87_495)]).unwrap();
+        let text = render_text(&rows);
+        let header = text.lines().next().unwrap();
+        assert!(header.ends_with("reply cyc  reply stalls") && !header.contains("fetch cyc"), "{text}");
+        assert!(text.lines().nth(2).unwrap().ends_with(" 23         87495"), "{text}");
+        let csv = render_csv(&rows);
+        assert!(csv.lines().next().unwrap().ends_with(",timing_model,reply_latency_cycles,reply_stalls"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",11,22427"), "{csv}");
     }
 
     #[test]

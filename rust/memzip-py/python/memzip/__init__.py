@@ -205,9 +205,11 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     two, and ``(speedup - 1) / (estimate - 1)``), ``kernel_launches,
     kernel_launches_differ`` (True when the run launched another number of
     kernels than its ``none`` run: other work), ``fetch_latency_cycles,
-    dram_full_stalls`` (gpgpu-sim's whole-run mean memory fetch latency in
-    core cycles and its DRAM-full stalls; None when the run did not record
-    them), ``saturated_share`` (the share
+    dram_full_stalls, reply_latency_cycles, reply_stalls`` (gpgpu-sim's
+    whole-run mean memory fetch latency in core cycles, its DRAM-full stalls,
+    the mean latency of a reply back to the cores through the interconnect
+    and the cycles replies waited to enter it; None when the run did not
+    record them), ``saturated_share`` (the share
     of DRAM cycles in kernels that saturate the bus), ``dram_bytes,
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,

@@ -136,6 +136,8 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         dram_rrd,
         fetch_latency_cycles,
         dram_full_stalls,
+        reply_latency_cycles,
+        reply_stalls,
         ..
     } = RunJson::read(dir)?;
     // The log's kernels when the directory has it, else what run.json kept of them.
@@ -150,7 +152,8 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         let kernel_dram = kernel_dram.map(|kernels| {
             kernels.iter().map(|&[dram_cycles, commands]| KernelDram { dram_cycles, commands }).collect()
         });
-        (kernel_launches, kernel_dram, dram_rrd, MemoryWait { fetch_latency_cycles, dram_full_stalls })
+        let wait = MemoryWait { fetch_latency_cycles, dram_full_stalls, reply_latency_cycles, reply_stalls };
+        (kernel_launches, kernel_dram, dram_rrd, wait)
     };
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
