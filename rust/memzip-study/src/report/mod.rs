@@ -253,7 +253,9 @@ fn gpu_energy_section(rows: &[Row]) -> String {
 /// `output_error`, [`crate::output_error`]), as the MAG-aware paper Fig. 15
 /// shows SLC's: per program and codec, then per codec the geometric mean
 /// over its runs whose error is above zero (a zero has no logarithm; the
-/// exact runs are counted beside it).
+/// exact runs are counted beside it), and, as a geometric mean hides a bad
+/// program, the arithmetic mean, the worst program's error and the largest
+/// error of any one value, each with its program.
 fn output_error_section(rows: &[Row]) -> String {
     let with_error: Vec<Row> = rows.iter().filter(|r| r.run.output_error.is_some()).cloned().collect();
     if with_error.is_empty() {
@@ -290,7 +292,40 @@ fn output_error_section(rows: &[Row]) -> String {
         let _ = write!(out, " {mean}{exact} |");
     }
     out.push('\n');
+    out.push_str(&error_summary_rows(&with_error, &codecs));
     out
+}
+
+/// Per codec: the arithmetic mean of its runs' output errors, the worst
+/// run's error and the largest error of a single value, with the program.
+fn error_summary_rows(with_error: &[Row], codecs: &[String]) -> String {
+    let percent = |error: f64| format!("{:.3}%", 100.0 * error);
+    let mut rows = [
+        String::from("| arithmetic mean of errors |"),
+        String::from("| worst program |"),
+        String::from("| largest error of one value |"),
+    ];
+    for codec in codecs {
+        let runs: Vec<(&str, crate::output_error::OutputError)> = with_error
+            .iter()
+            .filter(|r| &r.run.label == codec)
+            .filter_map(|r| r.run.output_error.map(|e| (program_of(r), e)))
+            .collect();
+        let largest = |of: fn(&crate::output_error::OutputError) -> f64| {
+            runs.iter().max_by(|a, b| of(&a.1).total_cmp(&of(&b.1))).map_or("-".to_string(), |(program, e)| {
+                match of(e) {
+                    0.0 => format!("{} (every run)", percent(0.0)),
+                    error => format!("{} ({program})", percent(error)),
+                }
+            })
+        };
+        let mean = (!runs.is_empty())
+            .then(|| runs.iter().map(|(_, e)| e.mean_relative_error).sum::<f64>() / runs.len() as f64);
+        let _ = write!(rows[0], " {} |", mean.map_or("-".to_string(), percent));
+        let _ = write!(rows[1], " {} |", largest(|e| e.mean_relative_error));
+        let _ = write!(rows[2], " {} |", largest(|e| e.max_relative_error));
+    }
+    rows.iter().map(|row| format!("{row}\n")).collect()
 }
 
 /// A row's value of one metric (None when the run lacks it).
