@@ -42,8 +42,8 @@ impl Classes {
     }
 }
 
-/// `suite/name` of a program (`suite/name preset[ @simulator]`) when its
-/// benchmark's manifest says how it is bound.
+/// How a program's (`suite/name preset[ @simulator]`) benchmark manifest says
+/// it is bound (`memory`, `latency`, `compute`), when it names one that says.
 fn manifest_bound(repo: Option<&Path>, program: &str) -> Option<String> {
     let benchmark = program.split_whitespace().next().filter(|b| b.contains('/'))?;
     let bound = Manifest::find(repo?, benchmark).ok()?.bound;
