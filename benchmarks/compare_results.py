@@ -12,8 +12,8 @@ result), loaded with memzip.load_runs. Programs are matched by name without
 the simulator suffix (`rodinia/bfs study @v3.2.1` is `rodinia/bfs study`);
 only programs with a `none` run in both appear. Prints two Markdown tables:
 cycles, DRAM utilisation and speedup per codec, each speedup with the most
-the DRAM model allows it in brackets (`memzip table`'s bound: the smaller of
-the bus and the activation bound); then effective CR per codec.
+the DRAM model lets it gain in brackets (`memzip table`'s estimate: the
+smaller of the bus estimate and the activation bound); then effective CR per codec.
 A cell is `A / B`; `-` where a set has no such run. Each table ends with
 two geometric-mean rows per codec, over the programs with that codec's run
 in both sets (so both sides average the same programs; a count in brackets
@@ -48,12 +48,12 @@ def cell(a, b, key, fmt):
 
 
 def speedup_cell(a, b):
-    """`A (bound) / B (bound)`: each set's speedup and its DRAM bound."""
+    """`A (estimate) / B (estimate)`: each set's speedup and its DRAM estimate."""
     def one(row):
         if not row or row.get("speedup") is None:
             return "-"
-        bound = row.get("bound")
-        return f"{row['speedup']:.3f}" + (f" ({bound:.3f})" if bound is not None else "")
+        estimate = row.get("estimate")
+        return f"{row['speedup']:.3f}" + (f" ({estimate:.3f})" if estimate is not None else "")
     return f"{one(a)} / {one(b)}"
 
 

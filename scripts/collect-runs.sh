@@ -14,7 +14,8 @@
 # in here from sim.log for runs made before their record had it), and so are
 # the kernels launched, each kernel's DRAM work and tRRD (`kernel_launches`,
 # `kernel_dram`, `dram_rrd`; filled in likewise), and what the cores waited on
-# memory (`fetch_latency_cycles`, `dram_full_stalls`). A run already in TO_DIR
+# memory (`fetch_latency_cycles`, `dram_full_stalls`) and on the reply network
+# back to the cores (`reply_latency_cycles`, `reply_stalls`). A run already in TO_DIR
 # keeps its files; only small files it lacks are added (analyses redone later
 # with `memzip bench analyze`; a power report only if it has none), and the
 # fields above its run.json lacks, from the sim.log in FROM_DIR.
@@ -122,9 +123,11 @@ if text and "kernel_launches" not in run:
         run["dram_rrd"] = rrd
         changed = True
 # What the cores waited on memory (memzip-study's sim_log.rs, MemoryWait):
-# gpgpu-sim prints averagemflatency and gpu_stall_dramfull after every kernel
-# from sums over the whole run, so the last value printed is the run's.
-for key, counter in (("fetch_latency_cycles", "averagemflatency"), ("dram_full_stalls", "gpu_stall_dramfull")):
+# gpgpu-sim prints averagemflatency, gpu_stall_dramfull, avg_icnt2sh_latency
+# (dev only) and gpu_stall_icnt2sh after every kernel from sums over the whole
+# run, so the last value printed is the run's.
+for key, counter in (("fetch_latency_cycles", "averagemflatency"), ("dram_full_stalls", "gpu_stall_dramfull"),
+                     ("reply_latency_cycles", "avg_icnt2sh_latency"), ("reply_stalls", "gpu_stall_icnt2sh")):
     values = re.findall(rf"^\s*{counter}\s*=\s*(\d+)\s*$", text, re.M)
     if key not in run and values:
         run[key] = int(values[-1])

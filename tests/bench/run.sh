@@ -242,7 +242,7 @@ echo '{"codec": "none", "cycles": 250}' >"$work/from/k-none/run.json"
 python3 - "$work/from/k-none/sim.log" <<'PY'
 import sys
 channel = lambda cmd, rd, wb: f"n_cmd={cmd} n_nop=1 n_act=3 n_pre=1 n_ref_event=0 n_req=9 n_rd={rd} n_rd_L2_A=1 n_write=0 n_wr_bk={wb} bw_util=0.6554\n"
-kernel = lambda uid, tot, channels: f"kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\ngpu_stall_dramfull = {40 * uid}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}averagemflatency = {300 + uid} \n"
+kernel = lambda uid, tot, channels: f"kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\ngpu_stall_dramfull = {40 * uid}\ngpu_stall_icnt2sh    = {5 * uid}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}averagemflatency = {300 + uid} \nmax_icnt2sh_latency = 90 \navg_icnt2sh_latency = {10 + uid} \n"
 open(sys.argv[1], "w").write("-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=12:RCD=24:RAS=56:RP=24:RC=80: CL=24:WL=8 # DRAM timing\n"
     + kernel(1, 100, channel(1000, 300, 99) + channel(1000, 200, 99))
     + kernel(2, 250, channel(2500, 500, 199) + channel(2500, 1000, 199)))
@@ -251,10 +251,11 @@ collect_kernels() {
     collect && python3 -c 'import json, sys
 run = json.load(open(sys.argv[1]))
 sys.exit(not (run["kernel_launches"] == 2 and run["kernel_dram"] == [[2000, 700], [3000, 1200]] and run["dram_rrd"] == 12
-              and run["fetch_latency_cycles"] == 302 and run["dram_full_stalls"] == 80))' \
+              and run["fetch_latency_cycles"] == 302 and run["dram_full_stalls"] == 80
+              and run["reply_latency_cycles"] == 12 and run["reply_stalls"] == 10))' \
         "$work/to/k-none/run.json"
 }
-verdict collect-runs-kernels "kernel launches, per-kernel DRAM work, tRRD and the memory-wait counters from sim.log" collect_kernels
+verdict collect-runs-kernels "kernel launches, per-kernel DRAM work, tRRD, the memory-wait and reply-network counters from sim.log" collect_kernels
 # A run collected before a field was recorded gains it from its log when
 # collected again; a rerun's log (other cycles) adds nothing.
 collect_fills() {

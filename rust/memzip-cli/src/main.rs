@@ -191,7 +191,8 @@ struct ReportArgs {
     /// Where summary.md, summary.csv and the figures go.
     #[arg(long, short)]
     output: PathBuf,
-    /// A program counts as memory-bound when its `none` run's DRAM bandwidth
+    /// A program without a benchmark manifest that says how it is bound
+    /// (`BOUND`) counts as memory-bound when its `none` run's DRAM bandwidth
     /// utilisation is at least this (0 to 1); the summary gives the geometric
     /// means of memory-bound programs and of the others apart.
     #[arg(long, default_value_t = 0.4, value_parser = parse_share)]
@@ -440,7 +441,7 @@ fn run_profile(args: ProfileArgs) -> Result<(), String> {
 }
 
 fn run_table(args: TableArgs) -> Result<(), String> {
-    let rows = table::load_rows(&args.runs)?;
+    let (rows, damaged) = table::load_sound_rows(&args.runs)?;
     if args.csv {
         print!("{}", table::render_csv(&rows));
     } else if args.markdown {
@@ -448,7 +449,22 @@ fn run_table(args: TableArgs) -> Result<(), String> {
     } else {
         print!("{}", table::render_text(&rows));
     }
-    Ok(())
+    left_out(&damaged)
+}
+
+/// Each run directory a table or report left out, one line each on stderr,
+/// and an error saying how many (the command printed every other run).
+fn left_out(damaged: &[impl std::fmt::Display]) -> Result<(), String> {
+    for error in damaged {
+        eprintln!("memzip: left out: {error}");
+    }
+    match damaged.len() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} run director{} left out (above); the other runs are shown",
+            if n == 1 { "y" } else { "ies" }
+        )),
+    }
 }
 
 fn run_sweep(args: SweepArgs) -> Result<(), String> {
@@ -702,11 +718,17 @@ fn parse_share(text: &str) -> Result<f64, String> {
 }
 
 fn run_report(args: ReportArgs) -> Result<(), String> {
-    let options = report::ReportOptions { memory_bound_utilization: args.memory_bound_util, programs: args.programs };
-    for path in report::write_report(&args.results, &args.output, &options)? {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let options = report::ReportOptions {
+        memory_bound_utilization: args.memory_bound_util,
+        programs: args.programs,
+        repo: find_repo(&cwd),
+    };
+    let report = report::write_report(&args.results, &args.output, &options)?;
+    for path in &report.files {
         println!("{}", path.display());
     }
-    Ok(())
+    left_out(&report.damaged)
 }
 
 /// The sweep's progress on a terminal: a bar, with a line per finished run

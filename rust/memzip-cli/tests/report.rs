@@ -30,7 +30,7 @@ fn summary_has_per_codec_geomeans_and_every_run() {
     let out = common::temp_dir("report-fixtures");
     let written = write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     // 8 figures, 2 of them again for the memory-bound programs (vecadd), summary.md and .csv.
-    assert_eq!(written.len(), 12);
+    assert_eq!((written.files.len(), written.damaged.len()), (12, 0));
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     // bfs: 51200 -> 13120 bytes (25.625%), 50000 -> 40000 cycles (1.25x), CR 4;
     // its stats predate the energy model: no energy columns.
@@ -103,7 +103,7 @@ fn memory_bound_programs_get_their_own_geomeans() {
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
-        summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: bfs, (unnamed)."),
+        summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not classed: bfs, (unnamed)."),
         "{summary}"
     );
     let section = &summary[summary.find("### Memory-bound").expect("a memory-bound table")..];
@@ -127,19 +127,99 @@ fn memory_bound_programs_get_their_own_geomeans() {
 }
 
 #[test]
-fn each_speedup_is_shown_with_its_dram_bound() {
-    // vecadd bdi: 1.25x against a bus bound of 1.299 (activation bound 2.0),
+fn each_speedup_is_shown_with_its_dram_estimate() {
+    // vecadd bdi: 1.25x against a bus estimate of 1.299 (activation bound 2.0),
     // 84% of the gain it allows; fpc launched 3 kernels against none's 2.
     let out = common::temp_dir("report-bounds");
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
-    let section = &summary[summary.find("## Speedups and what the DRAM allows").expect("the section")..];
-    let section = &section[..section.find("\n## ").unwrap()];
+    let section = estimate_section(&summary);
     assert!(section.contains("| vecadd | 0.51 / 0.12 | - | - | 1.250 (1.299b, 84%) | 0.800! |"), "{section}");
     assert!(
         section.contains("Other kernel counts than the `none` run: vecadd fpc:variant=paper004 (3 kernels, none 2).")
     );
     assert!(section.contains("| bfs | - | 1.250 |"), "bfs's stats carry no DRAM counters: {section}");
+    assert!(
+        section.contains("Above the bus estimate (`^`): 0 of 1 codec runs with one; above the activation bound: 0.\n"),
+        "{section}"
+    );
+}
+
+fn estimate_section(summary: &str) -> &str {
+    let section = &summary[summary.find("## Speedups against what the DRAM allows").expect("the section")..];
+    &section[..section.find("\n## ").unwrap()]
+}
+
+/// The checkout this test runs in (its benchmark manifests and committed runs).
+fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The manifests' memory-bound set is what its rule gives on the study's
+/// committed `none` runs (DRAM bus busy in at least 0.40 of DRAM cycles on
+/// dev at `study`), no codec run involved.
+#[test]
+fn the_memory_bound_set_is_the_study_none_runs_at_0_40() {
+    let dirs = run_dirs(&repo().join("benchmarks/results/study")).unwrap();
+    let (rows, damaged) = memzip_study::table::load_sound_rows(&dirs).unwrap();
+    assert!(damaged.is_empty());
+    let mut by_rule: Vec<String> = rows
+        .iter()
+        .filter(|r| r.run.is_baseline() && r.run.dram_utilization.unwrap() >= 0.40)
+        .map(|r| r.run.program.as_deref().unwrap().split_whitespace().next().unwrap().to_string())
+        .collect();
+    by_rule.sort();
+    assert_eq!(memzip_study::manifest::memory_bound_benchmarks(&repo()), by_rule);
+    assert_eq!(by_rule.len(), 10, "{by_rule:?}");
+}
+
+/// A program of a benchmark whose manifest says how it is bound is classed
+/// by the manifest, not by this report's runs.
+#[test]
+fn a_manifest_classes_its_benchmark_whatever_the_runs_measure() {
+    // vecadd's runs renamed to Rodinia nw's (a latency-bound manifest):
+    // their 0.51 utilisation would class them memory-bound at 0.5.
+    let root = fixture_copy("report-manifest");
+    for run in ["vecadd-none", "vecadd-bdi", "vecadd-fpc"] {
+        let path = root.join(run).join("run.json");
+        let text = fs::read_to_string(&path).unwrap().replace("\"vecadd\"", "\"rodinia/nw study\"");
+        fs::write(&path, text).unwrap();
+    }
+    let out = common::temp_dir("report-manifest-out");
+    let options = ReportOptions { repo: Some(repo()), ..at_util(0.5) };
+    write_report(&root, &out, &options).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: none. Not memory-bound: rodinia/nw study (0.51)."), "{summary}");
+    // Without the manifests, its own none run classes it.
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("Memory-bound: rodinia/nw study (0.51). Not memory-bound: none."), "{summary}");
+}
+
+#[test]
+fn a_speedup_above_its_bus_estimate_is_marked_and_listed() {
+    // vecadd bdi made to end at 70,000 cycles: 1.4286x, above its bus
+    // estimate of 1.2994 (its bus cycles 45% fewer than none's), below its
+    // activation bound of 2.0.
+    let root = fixture_copy("report-above");
+    let log = root.join("vecadd-bdi/sim.log");
+    fs::write(
+        &log,
+        fs::read_to_string(&log).unwrap().replace("gpu_tot_sim_cycle = 80000", "gpu_tot_sim_cycle = 70000"),
+    )
+    .unwrap();
+    let out = common::temp_dir("report-above-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let section = estimate_section(&summary);
+    assert!(section.contains("| vecadd | 0.51 / 0.12 | - | - | 1.429^ (1.299b, 143%) | 0.800! |"), "{section}");
+    assert!(
+        section.contains("Above the bus estimate (`^`): 1 of 1 codec runs with one; above the activation bound: 0.")
+    );
+    assert!(
+        section.contains("\n- vecadd bdi: 1.4286x against 1.2994; bus busy -45.0%, DRAM idle -26.0%\n"),
+        "{section}"
+    );
 }
 
 #[test]
@@ -175,7 +255,7 @@ fn speedups_are_split_between_the_saturated_kernels_and_the_others() {
     let section = &section[..section.find("\n## ").unwrap()];
     assert!(section.contains("| vecadd | 1 of 2 (0.60) | - | - | 2.000 / 1.250 | - / - |"), "{section}");
     assert!(!section.contains("| bfs |"), "bfs has no per-kernel record: {section}");
-    assert!(summary.contains("Memory-bound: vecadd (saturated 0.60, average 0.51)"), "{summary}");
+    assert!(summary.contains("Memory-bound: vecadd (0.51, saturated 0.60)"), "{summary}");
 
     // Without a per-kernel record anywhere, no section.
     write_report(fixtures(), &out, &at_util(0.5)).unwrap();
@@ -243,6 +323,35 @@ fn fixture_copy(name: &str) -> std::path::PathBuf {
 }
 
 #[test]
+fn a_damaged_run_is_listed_and_the_report_shows_every_other_run() {
+    let root = fixture_copy("report-damaged");
+    let run_json = root.join("bfs-mag_bdi/run.json");
+    let text = fs::read(&run_json).unwrap();
+    fs::write(&run_json, &text[..text.len() / 2]).unwrap(); // a write cut short
+    let out = common::temp_dir("report-damaged-out");
+    let written = write_report(&root, &out, &at_util(0.5)).unwrap();
+    assert_eq!(written.damaged.len(), 1, "{:?}", written.damaged);
+    assert!(written.damaged[0].starts_with(&format!("{}: not valid JSON: ", run_json.display())));
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("5 runs from"), "{summary}");
+    assert!(summary.contains("Left out: 1 run directory that did not load"), "{summary}");
+    assert!(summary.contains("\n- bfs-mag_bdi/run.json: not valid JSON: "), "{summary}");
+    assert!(summary.contains("| vecadd | bdi | 0.780 |"), "the other runs are all there: {summary}");
+    // The command writes the report, lists the run and fails.
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .args(["report"])
+        .arg(&root)
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert_eq!(cli.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("memzip: left out: ") && stderr.contains("1 run directory left out"), "{stderr}");
+    assert!(String::from_utf8_lossy(&cli.stdout).contains("summary.md"));
+}
+
+#[test]
 fn analyze_json_of_none_runs_becomes_a_table_of_every_codec() {
     use memzip_study::analyze::{analyze, AnalyzeOptions};
     let runs = fixture_copy("report-analyze-runs");
@@ -290,7 +399,7 @@ fn a_program_list_limits_the_report_to_those_programs() {
     write_report(fixtures(), &out, &options).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("Geometric means over 1 program, each run by every codec."), "{summary}");
-    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not measured: none."), "{summary}");
+    assert!(summary.contains("Memory-bound: vecadd (0.51). Not memory-bound: none. Not classed: none."), "{summary}");
     assert!(!summary.contains("bfs") && !summary.contains("mag_bdi"), "bfs's runs are left out:\n{summary}");
 
     let options = ReportOptions { programs: vec!["vecadd".into(), "nosuch".into()], ..at_util(0.5) };
@@ -337,6 +446,26 @@ fn sensitivity_analyses_of_none_runs_get_a_table_each_with_their_setting() {
     }
     assert!(section[mfv_at..mag_at].contains("| program | e2mc16:mfv=512 | e2mc16 |"), "{section}");
     assert!(!section.contains("| bfs |"), "bfs has no analyze-*.json");
+}
+
+/// The activation bound is a bound (a channel opens at most one row per
+/// tRRD): no committed codec run is faster than it, unlike the bus estimate.
+#[test]
+fn no_committed_run_exceeds_its_activation_bound() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/results");
+    let mut checked = 0;
+    for study in fs::read_dir(&results).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        let Ok(dirs) = run_dirs(&study.path()) else { continue };
+        // A grid of several none runs of one program (the noise study) is no comparison.
+        let Ok((rows, _)) = memzip_study::table::load_sound_rows(&dirs) else { continue };
+        for row in rows.iter().filter(|r| !r.run.is_baseline()) {
+            if let (Some(speedup), Some(bound)) = (row.speedup, row.activation_bound) {
+                assert!(speedup <= bound, "{}: {speedup} above its activation bound {bound}", row.run.dir);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} committed codec runs have an activation bound");
 }
 
 /// Every committed study report (`benchmarks/results/<study>/report/`) is what
@@ -472,6 +601,10 @@ fn lossy_runs_get_an_output_error_section() {
     assert!(summary.contains("| program | none | bdi |\n"), "{summary}");
     assert!(summary.contains("| vecadd | 0.000% | 1.250% FAIL |\n"), "{summary}");
     assert!(summary.contains("| geomean of errors > 0 | - (1 exact) | 1.250% |\n"), "{summary}");
+    // The geomean leaves the exact run out; the arithmetic mean counts it.
+    assert!(summary.contains("| arithmetic mean of errors | 0.000% | 1.250% |\n"), "{summary}");
+    assert!(summary.contains("| worst program | 0.000% (every run) | 1.250% (vecadd) |\n"), "{summary}");
+    assert!(summary.contains("| largest error of one value | 50.000% (vecadd) | 50.000% (vecadd) |\n"), "{summary}");
     let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(csv.lines().next().unwrap().ends_with("output_mean_relative_error,output_max_relative_error"), "{csv}");
 }

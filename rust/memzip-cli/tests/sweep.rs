@@ -328,6 +328,50 @@ fn resume_after_a_kill_runs_only_what_is_missing() {
     assert!(run.contains("-memzip_mdc_bytes 4096"), "{run}");
 }
 
+#[test]
+fn a_run_whose_files_do_not_parse_is_run_again() {
+    let dir = common::temp_dir("sweep-damaged");
+    let runner = write_runner(&dir);
+    let spec = write_spec(&dir, &["none"]); // 3 runs
+    let out = dir.join("results");
+    let count = dir.join("count");
+    let runners = Runners::single(bash_recording("COUNT", &count, &runner));
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    assert_eq!(sweep(&runs, &out, &runners, 1).unwrap().succeeded, 3);
+    // ints-none's run.json cut short (a full disk), floats-none-o1 given a broken stats.json.
+    let run_json = out.join("ints-none/run.json");
+    let text = fs::read(&run_json).unwrap();
+    fs::write(&run_json, &text[..text.len() / 2]).unwrap();
+    fs::write(out.join("floats-none-o1/stats.json"), "{\"total\": ").unwrap();
+    let before = calls(&count);
+    let sweep_out = Command::new(env!("CARGO_BIN_EXE_memzip"))
+        .arg("sweep")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .arg("--runner")
+        .args(["bash", runner.to_str().unwrap()])
+        .env("COUNT", &count)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&sweep_out.stderr);
+    assert!(sweep_out.status.success(), "{stderr}");
+    assert!(stderr.contains("3 runs, 1 already done, 2 to run"), "{stderr}");
+    let said: Vec<&str> = stderr.lines().filter(|l| l.contains("is damaged")).collect();
+    assert_eq!(said.len(), 2, "one line per damaged run: {stderr}");
+    assert!(
+        said.iter().any(|l| l.starts_with("memzip sweep: ints-none is damaged (")
+            && l.contains("run.json: not valid JSON: ")
+            && l.ends_with("): running it again")),
+        "{stderr}"
+    );
+    assert_eq!(calls(&count) - before, 2, "only the damaged runs ran again");
+    let redone: serde_json::Value = serde_json::from_str(&fs::read_to_string(&run_json).unwrap()).unwrap();
+    assert_eq!(redone["codec"], "none");
+    assert!(!out.join("floats-none-o1/stats.json").exists(), "the run was replaced, not patched");
+}
+
 /// Whether process `pid` is gone (or a zombie nobody reaped yet).
 fn gone(pid: &str) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {

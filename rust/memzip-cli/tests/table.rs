@@ -51,19 +51,19 @@ fn prints_the_comparison_table() {
     // Energy (vecadd only; the bfs fixtures predate the energy model): none
     // 1e6 pJ, bdi 0.8e6 pJ (80%) in 80% of the cycles: EDP 64%; fpc 1.1e6 pJ
     // in 125% of the cycles: EDP 137.5%.
-    // Bounds (vecadd's DRAM counters): none keeps the bus busy 49152 of 96000
+    // Estimates (vecadd's DRAM counters): none keeps the bus busy 49152 of 96000
     // DRAM cycles (0.512); bdi's 27034 busy cycles are 55% of none's, so its
-    // bus bound is 1 / (1 - 0.512 x 0.45) = 1.299; its 4000 activations x 12
+    // bus estimate is 1 / (1 - 0.512 x 0.45) = 1.299; its 4000 activations x 12
     // cycles allow 96000 / 48000 = 2.0; it took 0.25 / 0.299 = 83.5% of the
     // smaller. fpc launched 3 kernels against none's 2: `3!`.
     let expected = "\
-program  run                   cycles  speedup  bus bound  act bound  of bound  kernels  DRAM bytes  DRAM vs none  DRAM util  raw CR  eff CR  MDC hit  energy uJ  energy vs none  EDP vs none  verify chk/fail  output  wall s
-vecadd   none                  100000    1.000      1.000      8.000         -        2      786432        100.0%      0.512   1.000   1.000        -      1.000          100.0%       100.0%                -  ok        12.5
-vecadd   bdi                    80000    1.250      1.299      2.000     83.5%        2      611072         77.7%      0.438   1.333   1.333    90.0%      0.800           80.0%        64.0%           6144/0  ok        13.2
-vecadd   fpc:variant=paper004  125000    0.800          -          -         -       3!      848896        107.9%          -   1.143   1.143    50.0%      1.100          110.0%       137.5%           6144/2  FAIL      20.0
-bfs      none                   50000    1.000          -          -         -        -       51200        100.0%          -   1.000   1.000        -          -               -            -                -  -            -
-bfs      mag_bdi                40000    1.250          -          -         -        -       13120         25.6%          -   4.000   4.000    99.0%          -               -            -                -  ok           -
--        cpack                   7000        -          -          -         -        -        1440             -          -   1.333   1.143        -          -               -            -                -  -            -
+program  run                   cycles  speedup  bus estimate  act bound  of estimate  kernels  DRAM bytes  DRAM vs none  DRAM util  raw CR  eff CR  MDC hit  energy uJ  energy vs none  EDP vs none  verify chk/fail  output  wall s
+vecadd   none                  100000    1.000         1.000      8.000            -        2      786432        100.0%      0.512   1.000   1.000        -      1.000          100.0%       100.0%                -  ok        12.5
+vecadd   bdi                    80000    1.250         1.299      2.000        83.5%        2      611072         77.7%      0.438   1.333   1.333    90.0%      0.800           80.0%        64.0%           6144/0  ok        13.2
+vecadd   fpc:variant=paper004  125000    0.800             -          -            -       3!      848896        107.9%          -   1.143   1.143    50.0%      1.100          110.0%       137.5%           6144/2  FAIL      20.0
+bfs      none                   50000    1.000             -          -            -        -       51200        100.0%          -   1.000   1.000        -          -               -            -                -  -            -
+bfs      mag_bdi                40000    1.250             -          -            -        -       13120         25.6%          -   4.000   4.000    99.0%          -               -            -                -  ok           -
+-        cpack                   7000        -             -          -            -        -        1440             -          -   1.333   1.143        -          -               -            -                -  -            -
 ";
     assert_eq!(stdout_of(&table_args(&[])), expected);
 }
@@ -74,7 +74,7 @@ fn prints_a_markdown_table() {
     let lines: Vec<&str> = markdown.lines().collect();
     assert_eq!(
         lines[0],
-        "| program | run | cycles | speedup | bus bound | act bound | of bound | kernels | DRAM bytes | DRAM vs none \
+        "| program | run | cycles | speedup | bus estimate | act bound | of estimate | kernels | DRAM bytes | DRAM vs none \
          | DRAM util | raw CR | eff CR | MDC hit | energy uJ | energy vs none | EDP vs none | verify chk/fail | output \
          | wall s |"
     );
@@ -96,14 +96,14 @@ fn prints_csv_at_full_precision() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "program,run,dir,cycles,speedup,bus_bound,activation_bound,gain_share,kernel_launches,kernel_launches_differ,\
+        "program,run,dir,cycles,speedup,bus_estimate,activation_bound,gain_share,kernel_launches,kernel_launches_differ,\
          dram_bytes,dram_percent_of_none,dram_utilization,raw_cr,effective_cr,mdc_hit_rate,\
          verify_checked,verify_failures,output_ok,wall_seconds,energy_pj,dram_energy_pj,codec_energy_pj,\
          metadata_energy_pj,energy_percent_of_none,edp_js,edp_percent_of_none,gpu_energy_pj,gpu_dram_energy_pj,\
          gpu_total_energy_pj,gpu_total_energy_percent_of_none,gpu_edp_js,gpu_edp_percent_of_none,timing_model"
     );
     let edp = |pj: f64, cycles: f64| pj * 1e-12 * cycles / 822e6;
-    let bus_bound = 1.0 / (1.0 - 49152.0 / 96000.0 * (1.0 - 27034.0 / 49152.0));
+    let bus_estimate = 1.0 / (1.0 - 49152.0 / 96000.0 * (1.0 - 27034.0 / 49152.0));
     assert_eq!(
         lines[1],
         format!("vecadd,none,tests/fixtures/runs/vecadd-none,100000,1,1,8,,2,false,786432,100,0.5125,1,1,,0,0,true,12.5,1000000,1000000,0,0,100,{},100,,,,,,,", edp(1e6, 1e5))
@@ -112,8 +112,8 @@ fn prints_csv_at_full_precision() {
         lines[2],
         format!(
             "vecadd,bdi,tests/fixtures/runs/vecadd-bdi,80000,1.25,{},2,{},2,false,611072,{},0.4375,{},{},0.9,6144,0,true,13.25,800000,780000,15000,5000,80,{},{},,,,,,,",
-            bus_bound,
-            0.25 / (bus_bound - 1.0),
+            bus_estimate,
+            0.25 / (bus_estimate - 1.0),
             100.0 * 611072.0 / 786432.0,
             2048.0 / 1536.0,
             4.0 / 3.0,
@@ -271,6 +271,34 @@ fn errors_name_the_file_and_what_is_missing() {
     let second = copy_run("vecadd-none", &tmp.join("b"));
     let err = error_of(&[&first, &second]);
     assert!(err.contains("both `none` runs of program vecadd"), "{err}");
+}
+
+/// Cuts `path` to its first half, as a write stopped by a full disk would.
+fn truncate_half(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+#[test]
+fn a_damaged_run_is_listed_and_every_other_run_shown() {
+    let tmp = common::temp_dir("table-damaged");
+    let dirs: Vec<PathBuf> = RUNS.iter().map(|r| copy_run(r, &tmp)).collect();
+    truncate_half(&dirs[1].join("stats.json")); // vecadd-bdi
+    let mut args = vec!["table"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    let out = memzip(&args);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The header and the five other runs, fpc still against vecadd's none run.
+    assert_eq!(stdout.lines().count(), 6, "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("vecadd   fpc:variant=paper004  125000    0.800")), "{stdout}");
+    assert!(!stdout.contains(" 80000 "), "the damaged run has no row: {stdout}");
+    let stats = dirs[1].join("stats.json");
+    assert!(stderr.starts_with(&format!("memzip: left out: {}: not valid JSON: ", stats.display())), "{stderr}");
+    assert!(
+        stderr.ends_with("memzip: error: 1 run directory left out (above); the other runs are shown\n"),
+        "{stderr}"
+    );
 }
 
 /// The same failures to a library caller: a variant it can match.

@@ -57,14 +57,16 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("stats_codec", &run.stats_codec)?;
                 dict.set_item("cycles", run.cycles)?;
                 dict.set_item("speedup", row.speedup)?;
-                dict.set_item("bus_bound", row.bus_bound)?;
+                dict.set_item("bus_estimate", row.bus_estimate)?;
                 dict.set_item("activation_bound", row.activation_bound)?;
-                dict.set_item("bound", row.bound())?;
+                dict.set_item("estimate", row.estimate())?;
                 dict.set_item("gain_share", row.gain_share)?;
                 dict.set_item("kernel_launches", run.kernel_launches)?;
                 dict.set_item("kernel_launches_differ", row.kernel_launches_differ)?;
                 dict.set_item("fetch_latency_cycles", run.memory_wait.fetch_latency_cycles)?;
                 dict.set_item("dram_full_stalls", run.memory_wait.dram_full_stalls)?;
+                dict.set_item("reply_latency_cycles", run.memory_wait.reply_latency_cycles)?;
+                dict.set_item("reply_stalls", run.memory_wait.reply_stalls)?;
                 dict.set_item("saturated_share", run.saturated_share())?;
                 dict.set_item("dram_bytes", run.dram_bytes)?;
                 dict.set_item("medium", run.medium.name())?;

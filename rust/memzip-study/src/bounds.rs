@@ -1,20 +1,25 @@
-//! What the DRAM model allows a codec run to gain over its program's `none`
-//! run, from the simulator's DRAM counters (`total.dram_device` of
+//! How much faster the DRAM model lets a codec run go than its program's
+//! `none` run, from the simulator's DRAM counters (`total.dram_device` of
 //! `stats.json`: DRAM cycles, data-bus busy cycles and row activations,
 //! summed over the channels).
 //!
-//! - **Bus bound**: if a codec takes `busy_none - busy_codec` cycles off the
-//!   data bus and nothing else changes, the run is at most that much
-//!   shorter: `1 / (1 - u * (1 - busy_codec / busy_none))`, where `u` is the
-//!   `none` run's bus utilisation. Compression shortens transfers, not the
-//!   time the DRAM spends opening rows or the SMs spend computing.
+//! - **Bus estimate** (not a bound): if a codec takes `busy_none -
+//!   busy_codec` cycles off the data bus and nothing else changes, the run
+//!   is that much shorter: `1 / (1 - u * (1 - busy_codec / busy_none))`,
+//!   where `u` is the `none` run's bus utilisation: Amdahl's law on the bus
+//!   busy time. A run exceeds it whenever its DRAM also idles fewer cycles
+//!   than under `none` (its warps wait less for something else: the write
+//!   delay of a compressor letting reads go first, fewer queued requests,
+//!   other work when the kernel count differs), and committed runs do (the
+//!   reports mark and list them).
 //! - **Activation bound**: a channel opens at most one row every tRRD
 //!   cycles, so a run takes at least `activations x tRRD` DRAM cycles:
 //!   `cycles_none / (activations_codec x tRRD)`. Compression sends fewer
-//!   bursts per access but opens the same rows.
+//!   bursts per access but opens the same rows. This one holds: no committed
+//!   run exceeds it (a test of memzip-cli checks every one).
 //!
-//! A speedup's bound is the smaller of the two; [`gain_share`] says how much
-//! of the gain it allows the run took.
+//! A speedup's estimate is the smaller of the two; [`gain_share`] says how
+//! much of the gain it allows the run took.
 
 use crate::sim_log::KernelDram;
 
@@ -44,9 +49,10 @@ impl DramCounters {
 /// whose log, `run.json` and sweep options do not give it.
 pub const GTX580_MAG32_RRD_CYCLES: u64 = 12;
 
-/// The most a codec run may run faster than the `none` run because of fewer
-/// bus cycles; `None` without bus cycles to compare.
-pub fn bus_bound(none: &DramCounters, codec: &DramCounters) -> Option<f64> {
+/// How much faster a codec run would be than the `none` run if only its bus
+/// cycles changed (Amdahl's law on the bus busy time; an estimate, not a
+/// bound: see the module doc); `None` without bus cycles to compare.
+pub fn bus_estimate(none: &DramCounters, codec: &DramCounters) -> Option<f64> {
     if none.cycles == 0 || none.busy_cycles == 0 {
         return None;
     }
@@ -64,17 +70,17 @@ pub fn activation_bound(none: &DramCounters, codec: &DramCounters, rrd_cycles: u
     Some(none.cycles as f64 / floor as f64)
 }
 
-/// Below this gain a bound is within the timing noise (one more DRAM cycle
+/// Below this gain an estimate is within the timing noise (one more DRAM cycle
 /// moves the study's programs by up to 0.7%, transpose by 2.5%:
 /// `benchmarks/results/noise`), and a share of it says nothing.
 pub const MIN_BOUND_GAIN: f64 = 0.01;
 
-/// The share of its possible gain a run took: `(speedup - 1) / (bound - 1)`;
-/// `None` when the bound allows less than [`MIN_BOUND_GAIN`] or either is
-/// missing.
-pub fn gain_share(speedup: Option<f64>, bound: Option<f64>) -> Option<f64> {
-    let (speedup, bound) = (speedup?, bound?);
-    (bound >= 1.0 + MIN_BOUND_GAIN).then(|| (speedup - 1.0) / (bound - 1.0))
+/// The share of its estimated gain a run took: `(speedup - 1) / (estimate - 1)`;
+/// `None` when the estimate allows less than [`MIN_BOUND_GAIN`] or either
+/// is missing.
+pub fn gain_share(speedup: Option<f64>, estimate: Option<f64>) -> Option<f64> {
+    let (speedup, estimate) = (speedup?, estimate?);
+    (estimate >= 1.0 + MIN_BOUND_GAIN).then(|| (speedup - 1.0) / (estimate - 1.0))
 }
 
 /// The bus utilisation a pure stream reaches on GTX580-MAG32 under each
@@ -96,10 +102,6 @@ pub fn stream_ceiling(simulator: &str) -> Option<f64> {
 /// A kernel saturates the bus when its utilisation is at least this share
 /// of its simulator's [`stream_ceiling`].
 pub const SATURATED_OF_CEILING: f64 = 0.8;
-
-/// A program is bus-bound when kernels that saturate the bus take at least
-/// this share of its `none` run's DRAM cycles.
-pub const BUS_BOUND_SHARE: f64 = 0.5;
 
 /// The share of a run's DRAM cycles spent in kernels whose bus utilisation
 /// is at least `threshold`: how much of the run a codec's saved bus cycles
@@ -156,18 +158,18 @@ mod tests {
     }
 
     #[test]
-    fn bus_bound_is_the_time_left_when_only_the_bus_shrinks() {
+    fn bus_estimate_is_the_time_left_when_only_the_bus_shrinks() {
         // lbm at `study` under none and MAG-aware BDI (benchmarks/results/study):
         // bus busy 0.81 of the time, 26% of its bus cycles left: up to 2.49x.
         let (none, codec) = lbm_study();
-        assert!((bus_bound(&none, &codec).unwrap() - 2.4926).abs() < 1e-4);
+        assert!((bus_estimate(&none, &codec).unwrap() - 2.4926).abs() < 1e-4);
         // Halving the bus cycles of a run busy 80% of the time: 1 / 0.6.
-        let b = bus_bound(&counters(1000, 800, 1), &counters(900, 400, 1)).unwrap();
+        let b = bus_estimate(&counters(1000, 800, 1), &counters(900, 400, 1)).unwrap();
         assert!((b - 1.0 / 0.6).abs() < 1e-12);
-        // No bus cycles saved: no gain; more bus cycles: a bound below 1.
-        assert_eq!(bus_bound(&counters(1000, 800, 1), &counters(1000, 800, 1)), Some(1.0));
-        assert!(bus_bound(&counters(1000, 800, 1), &counters(1000, 900, 1)).unwrap() < 1.0);
-        assert_eq!(bus_bound(&counters(1000, 0, 1), &counters(1000, 0, 1)), None);
+        // No bus cycles saved: no gain; more bus cycles: an estimate below 1.
+        assert_eq!(bus_estimate(&counters(1000, 800, 1), &counters(1000, 800, 1)), Some(1.0));
+        assert!(bus_estimate(&counters(1000, 800, 1), &counters(1000, 900, 1)).unwrap() < 1.0);
+        assert_eq!(bus_estimate(&counters(1000, 0, 1), &counters(1000, 0, 1)), None);
     }
 
     #[test]
@@ -184,10 +186,10 @@ mod tests {
     }
 
     #[test]
-    fn gain_share_relates_the_gain_to_the_bound() {
+    fn gain_share_relates_the_gain_to_the_estimate() {
         assert!((gain_share(Some(1.2), Some(1.5)).unwrap() - 0.4).abs() < 1e-12);
         assert!(gain_share(Some(0.98), Some(1.5)).unwrap() < 0.0);
-        assert_eq!(gain_share(Some(1.01), Some(1.009)), None, "a bound within the noise");
+        assert_eq!(gain_share(Some(1.01), Some(1.009)), None, "an estimate within the noise");
         assert_eq!(gain_share(None, Some(1.5)), None);
     }
 

@@ -14,7 +14,7 @@
 //! - [`profile`]: E2MC code tables from traces (offline mode).
 //! - [`power`]: whole-GPU energy from the simulator's power model report.
 //! - [`table`]: the comparison table of run directories ([`bounds`]: what
-//!   the DRAM model allows each speedup).
+//!   the DRAM model lets each speedup gain, an estimate and a bound).
 //! - [`output_error`]: what a lossy codec costs on a program's output.
 //! - [`sweep`]: a grid of simulator runs, local and resumable, or on Slurm.
 //! - [`report`]: tables and SVG figures of a results directory.

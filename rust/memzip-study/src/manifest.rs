@@ -22,6 +22,12 @@ pub struct Manifest {
     /// `RUNNER`: `mgpu` for a multi-GPU benchmark (scripts/mgpu-run.sh runs
     /// it on MGPUSim); empty for gpgpu-sim.
     pub runner: String,
+    /// The first word of `BOUND` (`memory`, `latency` or `compute`): what
+    /// its `none` run at `study` on gpgpu-sim dev measured, `memory` when the
+    /// DRAM data bus was busy in at least 0.40 of DRAM cycles. The study's
+    /// one set of memory-bound programs (`memzip report`); empty when the
+    /// manifest does not say.
+    pub bound: String,
 }
 
 impl Manifest {
@@ -70,6 +76,7 @@ impl Manifest {
             presets: value("PRESETS").split_whitespace().map(String::from).collect(),
             status: value("STATUS"),
             runner: value("RUNNER"),
+            bound: value("BOUND").split_whitespace().next().unwrap_or_default().to_string(),
         })
     }
 
@@ -83,6 +90,25 @@ impl Manifest {
         }
         Ok(())
     }
+}
+
+/// Every benchmark (`suite/name`, sorted) whose manifest says `BOUND=memory`.
+pub fn memory_bound_benchmarks(repo: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for suite in fs::read_dir(repo.join("benchmarks")).into_iter().flatten().flatten() {
+        for file in fs::read_dir(suite.path()).into_iter().flatten().flatten() {
+            let path = file.path();
+            if path.extension().is_some_and(|e| e == "env") {
+                if let Ok(manifest) = Manifest::read(&path) {
+                    if manifest.bound == "memory" {
+                        found.push(format!("{}/{}", manifest.suite, manifest.name));
+                    }
+                }
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// The presets of a benchmark: `suite/name`, or a `name` only one suite has.

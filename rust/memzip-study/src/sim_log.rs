@@ -115,7 +115,7 @@ pub struct KernelSummary {
 }
 
 /// gpgpu-sim's whole-run counters of waiting on memory: what a speedup short
-/// of its bus bound is left waiting on once compression frees the bus
+/// of its bus estimate is left waiting on once compression frees the bus
 /// (benchmarks/reproduction.md, the remaining gap). Both simulators print
 /// them after every kernel from sums reset only when the simulator is built,
 /// so the last value printed covers the run.
@@ -128,6 +128,14 @@ pub struct MemoryWait {
     /// full to take a request from the interconnect (`gpu_stall_dramfull`):
     /// the DRAM queues backing up into the interconnect.
     pub dram_full_stalls: Option<u64>,
+    /// The mean core cycles a reply takes from the memory partition back to
+    /// the core through the interconnect (`avg_icnt2sh_latency`; dev prints
+    /// it, v3.2.1 does not): the replies cross it decompressed, so a codec
+    /// that frees the DRAM bus can move the wait there.
+    pub reply_latency_cycles: Option<u64>,
+    /// Cycles in which a memory partition's reply had to wait to enter the
+    /// interconnect (`gpu_stall_icnt2sh`): the reply network backing up.
+    pub reply_stalls: Option<u64>,
 }
 
 impl MemoryWait {
@@ -142,6 +150,10 @@ impl MemoryWait {
             self.fetch_latency_cycles = Some(latency);
         } else if let Some(stalls) = counter("gpu_stall_dramfull")? {
             self.dram_full_stalls = Some(stalls);
+        } else if let Some(latency) = counter("avg_icnt2sh_latency")? {
+            self.reply_latency_cycles = Some(latency);
+        } else if let Some(stalls) = counter("gpu_stall_icnt2sh")? {
+            self.reply_stalls = Some(stalls);
         }
         Ok(())
     }
@@ -248,10 +260,12 @@ mod tests {
         let kernel = |uid: u64, tot: u64, channels: String| {
             format!(
                 "kernel_name = k\nkernel_launch_uid = {uid} \ngpu_tot_sim_cycle = {tot}\ngpu_stall_dramfull = {}\n\
-                 gpu_stall_icnt2sh    = 5\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}maxmflatency = 1553 \n\
-                 averagemflatency = {} \n",
+                 gpu_stall_icnt2sh    = {}\nDRAM[0]: 16 bks, tRRD=2 tCCD=12\n{channels}maxmflatency = 1553 \n\
+                 averagemflatency = {} \nmax_icnt2sh_latency = 90 \navg_icnt2sh_latency = {} \n",
                 40 * uid,
-                300 + uid
+                5 * uid,
+                300 + uid,
+                10 + uid
             )
         };
         "-gpgpu_dram_timing_opt nbk=16:CCD=2:RRD=12:RCD=24:RAS=56:RP=24:RC=80: CL=24:WL=8 # DRAM timing\n".to_string()
@@ -279,7 +293,13 @@ mod tests {
         assert_eq!(summary.rrd_cycles, Some(12));
         assert_eq!(summary.kernel_dram[0].utilization(2.0), Some(0.7));
         // The last kernel's memory-wait counters: the whole run's.
-        assert_eq!(summary.memory_wait, MemoryWait { fetch_latency_cycles: Some(302), dram_full_stalls: Some(80) });
+        let wait = MemoryWait {
+            fetch_latency_cycles: Some(302),
+            dram_full_stalls: Some(80),
+            reply_latency_cycles: Some(12),
+            reply_stalls: Some(10),
+        };
+        assert_eq!(summary.memory_wait, wait);
         // Counters that go back are an error naming the log.
         std::fs::write(&log, two_kernel_log().replace("n_cmd=2500", "n_cmd=500")).unwrap();
         let err = kernel_summary(&log).unwrap_err().to_string();
@@ -293,7 +313,7 @@ mod tests {
         // A log without them (a simulation stopped early) has none.
         let without: String = two_kernel_log()
             .lines()
-            .filter(|l| !l.contains("mflatency") && !l.contains("stall"))
+            .filter(|l| !l.contains("latency") && !l.contains("stall"))
             .map(|l| l.to_string() + "\n")
             .collect();
         std::fs::write(&log, without).unwrap();

@@ -199,6 +199,8 @@ pub fn simulate(repo: &Path, options: &SimulateOptions) -> Result<RunJson, Strin
         dram_rrd: kernels.as_ref().and_then(|k| k.rrd_cycles),
         fetch_latency_cycles: kernels.as_ref().and_then(|k| k.memory_wait.fetch_latency_cycles),
         dram_full_stalls: kernels.as_ref().and_then(|k| k.memory_wait.dram_full_stalls),
+        reply_latency_cycles: kernels.as_ref().and_then(|k| k.memory_wait.reply_latency_cycles),
+        reply_stalls: kernels.as_ref().and_then(|k| k.memory_wait.reply_stalls),
     };
     record.write(&out)?;
     Ok(record)

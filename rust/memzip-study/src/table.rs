@@ -8,20 +8,20 @@
 //! (over-fetched bursts, read-modify-write read bursts, raw fallbacks) when
 //! some run paid any. With the simulator's power model on, whole-GPU
 //! energy and its EDP are also relative to the `none` run. Beside each
-//! speedup: what the DRAM model allows ([`crate::bounds`]: the bus and the
-//! activation bound, and the share of that gain the run took), and the
+//! speedup: what the DRAM model lets it gain ([`crate::bounds`]: the bus
+//! estimate and the activation bound, and the share of that gain the run
+//! took), and the
 //! kernels the run launched, flagged when they are not its `none` run's (a
 //! program whose iteration count follows its timing did other work). When
 //! the simulator's log said, what the cores waited on memory: the mean fetch
-//! latency and the DRAM-full stalls (what a speedup short of its bus bound
+//! latency and the DRAM-full stalls (what a speedup short of its bus estimate
 //! is left waiting on).
 
 use std::path::PathBuf;
 
-use crate::bounds::{activation_bound, bus_bound, gain_share, GTX580_MAG32_RRD_CYCLES};
+use crate::bounds::{activation_bound, bus_estimate, gain_share, GTX580_MAG32_RRD_CYCLES};
 use crate::gpu::Gpu;
 use crate::run::{load_run, Medium, PartialCounters, Run, RunError};
-use crate::sim_log::MemoryWait;
 use crate::text::{csv_line, fmt_opt, Align, Table};
 
 /// A run next to its program's `none` run.
@@ -40,11 +40,12 @@ pub struct Row {
     pub gpu_energy_percent_of_none: Option<f64>,
     /// Whole-GPU EDP as a percentage of the `none` run's.
     pub gpu_edp_percent_of_none: Option<f64>,
-    /// The most the run could gain from the data-bus cycles it saved.
-    pub bus_bound: Option<f64>,
+    /// What the run would gain from the data-bus cycles it saved if nothing
+    /// else changed (an estimate, which runs exceed: [`crate::bounds`]).
+    pub bus_estimate: Option<f64>,
     /// The most the run could gain with its row activations (x tRRD).
     pub activation_bound: Option<f64>,
-    /// `(speedup - 1) / (bound - 1)` for the smaller bound.
+    /// `(speedup - 1) / (estimate - 1)` for [`Row::estimate`].
     pub gain_share: Option<f64>,
     /// `Some(true)` when the run launched another number of kernels than its
     /// `none` run (its speedup compares different work); `None` when either
@@ -53,12 +54,20 @@ pub struct Row {
 }
 
 impl Row {
-    /// The smaller of the two bounds.
-    pub fn bound(&self) -> Option<f64> {
-        match (self.bus_bound, self.activation_bound) {
+    /// The smaller of the bus estimate and the activation bound: an
+    /// estimate of the most the DRAM lets the run gain (a bound only where
+    /// the activation bound is the smaller).
+    pub fn estimate(&self) -> Option<f64> {
+        match (self.bus_estimate, self.activation_bound) {
             (Some(bus), Some(activation)) => Some(bus.min(activation)),
             (bus, activation) => bus.or(activation),
         }
+    }
+
+    /// Whether the run went faster than its bus estimate (which assumes
+    /// nothing but the bus time changed).
+    pub fn above_bus_estimate(&self) -> bool {
+        matches!((self.speedup, self.bus_estimate), (Some(speedup), Some(estimate)) if speedup > estimate)
     }
 }
 
@@ -109,7 +118,7 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
             let gpu_energy_percent_of_none = percent_of(run.gpu_total_pj(), baseline.and_then(|b| b.gpu_total_pj()));
             let gpu_edp_percent_of_none = percent_of(run.gpu_edp_js(), baseline.and_then(|b| b.gpu_edp_js()));
             let none_dram = baseline.and_then(|b| b.dram);
-            let bus = none_dram.zip(run.dram).and_then(|(none, this)| bus_bound(&none, &this));
+            let bus = none_dram.zip(run.dram).and_then(|(none, this)| bus_estimate(&none, &this));
             let rrd = run.rrd_cycles.unwrap_or(GTX580_MAG32_RRD_CYCLES);
             let activation = none_dram.zip(run.dram).and_then(|(none, this)| activation_bound(&none, &this, rrd));
             let kernel_launches_differ =
@@ -122,12 +131,12 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
                 edp_percent_of_none,
                 gpu_energy_percent_of_none,
                 gpu_edp_percent_of_none,
-                bus_bound: bus,
+                bus_estimate: bus,
                 activation_bound: activation,
                 gain_share: None,
                 kernel_launches_differ,
             };
-            row.gain_share = gain_share(row.speedup, row.bound());
+            row.gain_share = gain_share(row.speedup, row.estimate());
             rows.push(row);
         }
     }
@@ -138,6 +147,18 @@ pub fn compare(runs: Vec<Run>) -> Result<Vec<Row>, RunError> {
 pub fn load_rows(dirs: &[PathBuf]) -> Result<Vec<Row>, RunError> {
     let runs = dirs.iter().map(|d| load_run(d)).collect::<Result<Vec<_>, _>>()?;
     compare(runs)
+}
+
+/// The rows of the directories that load, and the error of each that does
+/// not (a damaged run, [`crate::run::damaged_file`], or not a run): one bad
+/// directory of a grid hides none of the others. An error when none loads.
+pub fn load_sound_rows(dirs: &[PathBuf]) -> Result<(Vec<Row>, Vec<RunError>), RunError> {
+    let (loaded, failed): (Vec<_>, Vec<_>) = dirs.iter().map(|d| load_run(d)).partition(Result::is_ok);
+    let mut errors: Vec<RunError> = failed.into_iter().filter_map(Result::err).collect();
+    if loaded.is_empty() && !errors.is_empty() {
+        return Err(errors.remove(0));
+    }
+    Ok((compare(loaded.into_iter().filter_map(Result::ok).collect())?, errors))
 }
 
 fn verify_cell(run: &Run) -> String {
@@ -212,7 +233,21 @@ pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 8] = [
 /// Whether some run has the memory-wait counters (runs committed before
 /// they were recorded have none): their columns appear only then.
 fn with_memory_wait(rows: &[Row]) -> bool {
-    rows.iter().any(|r| r.run.memory_wait != MemoryWait::default())
+    rows.iter().any(|r| {
+        let wait = r.run.memory_wait;
+        wait.fetch_latency_cycles.is_some() || wait.dram_full_stalls.is_some()
+    })
+}
+
+/// Whether some run has the reply network's counters (recorded since issue
+/// 52): their columns appear only then.
+fn with_reply_network(rows: &[Row]) -> bool {
+    rows.iter().any(|r| r.run.memory_wait.reply_latency_cycles.is_some() || r.run.memory_wait.reply_stalls.is_some())
+}
+
+/// A count's cell: the number, or `missing` without one.
+fn count_cell(count: Option<u64>, missing: &str) -> String {
+    count.map_or_else(|| missing.to_string(), |n| n.to_string())
 }
 
 /// The table's cells, shared by the text and markdown forms. The memory-wait
@@ -223,6 +258,7 @@ fn cell_table(rows: &[Row]) -> Table {
     let with_gpu = with_gpu(rows);
     let with_partial = with_partial_costs(rows);
     let with_memory_wait = with_memory_wait(rows);
+    let with_reply_network = with_reply_network(rows);
     let with_gpu_power = rows.iter().any(|r| r.run.gpu_power.is_some());
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let medium = medium_name(rows);
@@ -232,9 +268,9 @@ fn cell_table(rows: &[Row]) -> Table {
         ("run", Align::Left),
         ("cycles", Align::Right),
         ("speedup", Align::Right),
-        ("bus bound", Align::Right),
+        ("bus estimate", Align::Right),
         ("act bound", Align::Right),
-        ("of bound", Align::Right),
+        ("of estimate", Align::Right),
         ("kernels", Align::Right),
         (bytes.as_str(), Align::Right),
         (vs_none.as_str(), Align::Right),
@@ -262,6 +298,9 @@ fn cell_table(rows: &[Row]) -> Table {
     if with_memory_wait {
         columns.extend([("fetch cyc", Align::Right), ("DRAM-full stalls", Align::Right)]);
     }
+    if with_reply_network {
+        columns.extend([("reply cyc", Align::Right), ("reply stalls", Align::Right)]);
+    }
     if with_gpu_power {
         columns.extend([("GPU uJ", Align::Right), ("GPU vs none", Align::Right), ("GPU EDP vs none", Align::Right)]);
     }
@@ -276,7 +315,7 @@ fn cell_table(rows: &[Row]) -> Table {
             run.label.clone(),
             run.cycles.to_string(),
             fmt_opt(row.speedup, 3),
-            fmt_opt(row.bus_bound, 3),
+            fmt_opt(row.bus_estimate, 3),
             fmt_opt(row.activation_bound, 3),
             percent_cell(row.gain_share.map(|share| 100.0 * share)),
             kernels_cell(row),
@@ -303,9 +342,12 @@ fn cell_table(rows: &[Row]) -> Table {
                 partial_cell(run, |p| p.raw_fallbacks),
             ]);
         }
+        let wait = run.memory_wait;
         if with_memory_wait {
-            let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
-            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+            cells.extend([count_cell(wait.fetch_latency_cycles, "-"), count_cell(wait.dram_full_stalls, "-")]);
+        }
+        if with_reply_network {
+            cells.extend([count_cell(wait.reply_latency_cycles, "-"), count_cell(wait.reply_stalls, "-")]);
         }
         if with_gpu_power {
             cells.extend([
@@ -352,7 +394,7 @@ pub fn render_csv(rows: &[Row]) -> String {
         "dir",
         "cycles",
         "speedup",
-        "bus_bound",
+        "bus_estimate",
         "activation_bound",
         "gain_share",
         "kernel_launches",
@@ -388,12 +430,16 @@ pub fn render_csv(rows: &[Row]) -> String {
     // The output error and the memory-wait counters likewise, when some run has them.
     let with_output_error = rows.iter().any(|r| r.run.output_error.is_some());
     let with_memory_wait = with_memory_wait(rows);
+    let with_reply_network = with_reply_network(rows);
     let mut header: Vec<String> = header.map(String::from).to_vec();
     if with_medium {
         header.push("medium".to_string());
     }
     if with_memory_wait {
         header.extend(["fetch_latency_cycles", "dram_full_stalls"].map(String::from));
+    }
+    if with_reply_network {
+        header.extend(["reply_latency_cycles", "reply_stalls"].map(String::from));
     }
     if with_output_error {
         header.extend(["output_mean_relative_error", "output_max_relative_error"].map(String::from));
@@ -415,7 +461,7 @@ pub fn render_csv(rows: &[Row]) -> String {
             run.dir.clone(),
             run.cycles.to_string(),
             number(row.speedup),
-            number(row.bus_bound),
+            number(row.bus_estimate),
             number(row.activation_bound),
             number(row.gain_share),
             run.kernel_launches.map(|n| n.to_string()).unwrap_or_default(),
@@ -448,9 +494,12 @@ pub fn render_csv(rows: &[Row]) -> String {
         if with_medium {
             cells.push(run.medium.name().to_string());
         }
+        let wait = run.memory_wait;
         if with_memory_wait {
-            let count = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_default();
-            cells.extend([count(run.memory_wait.fetch_latency_cycles), count(run.memory_wait.dram_full_stalls)]);
+            cells.extend([count_cell(wait.fetch_latency_cycles, ""), count_cell(wait.dram_full_stalls, "")]);
+        }
+        if with_reply_network {
+            cells.extend([count_cell(wait.reply_latency_cycles, ""), count_cell(wait.reply_stalls, "")]);
         }
         if with_output_error {
             cells.push(number(run.output_error.map(|e| e.mean_relative_error)));
@@ -476,6 +525,7 @@ mod tests {
 
     use super::*;
     use crate::run::RunEnergy;
+    use crate::sim_log::MemoryWait;
 
     fn run(program: &str, codec: &str, cycles: u64, dram_bytes: u64) -> Run {
         Run {
@@ -571,7 +621,7 @@ mod tests {
             ..run("a", codec, cycles, 1)
         };
         // none: bus busy 8000 of 10000 DRAM cycles; bdi halves the bus cycles
-        // (bus bound 1 / 0.6) and opens 500 rows (x 12 = 6000: activation
+        // (bus estimate 1 / 0.6) and opens 500 rows (x 12 = 6000: activation
         // bound 10000 / 6000, the smaller); fpc launched one kernel more.
         let rows = compare(vec![
             with_dram("none", 1000, 8000, 600, 23),
@@ -580,16 +630,16 @@ mod tests {
         ])
         .unwrap();
         let bdi = &rows[1];
-        assert!((bdi.bus_bound.unwrap() - 1.0 / 0.6).abs() < 1e-12);
+        assert!((bdi.bus_estimate.unwrap() - 1.0 / 0.6).abs() < 1e-12);
         assert!((bdi.activation_bound.unwrap() - 10000.0 / 6000.0).abs() < 1e-12);
-        assert_eq!(bdi.bound(), bdi.activation_bound, "the smaller of the two");
+        assert_eq!(bdi.estimate(), bdi.activation_bound, "the smaller of the two");
         assert!((bdi.gain_share.unwrap() - 0.25 / (10000.0 / 6000.0 - 1.0)).abs() < 1e-12);
         assert_eq!((bdi.kernel_launches_differ, rows[2].kernel_launches_differ), (Some(false), Some(true)));
         let text = render_text(&rows);
         assert!(text.contains(" 24!"), "{text}");
         // Without DRAM counters (older stats) there is no bound and no share.
         let rows = compare(vec![run("b", "none", 100, 10), run("b", "bdi", 90, 5)]).unwrap();
-        assert_eq!((rows[1].bound(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
+        assert_eq!((rows[1].estimate(), rows[1].gain_share, rows[1].kernel_launches_differ), (None, None, None));
     }
 
     #[test]
@@ -618,7 +668,11 @@ mod tests {
         assert!(!render_text(&plain).contains("fetch cyc"));
         assert!(!render_csv(&plain).contains("fetch_latency_cycles"));
         let waited = |codec: &str, latency: u64, stalls: u64| Run {
-            memory_wait: MemoryWait { fetch_latency_cycles: Some(latency), dram_full_stalls: Some(stalls) },
+            memory_wait: MemoryWait {
+                fetch_latency_cycles: Some(latency),
+                dram_full_stalls: Some(stalls),
+                ..Default::default()
+            },
             ..run("a", codec, 1000, 1000)
         };
         // scan on its compaction input under none and MAG-aware BDI (dev's sim.log).
@@ -719,6 +773,29 @@ mod tests {
         );
         assert!(csv.lines().nth(2).unwrap().ends_with(",10,6,7,4,3,9,288,1"), "{csv}");
         assert!(csv.lines().nth(3).unwrap().ends_with(",,,,,,,,"), "{csv}");
+    }
+
+    #[test]
+    fn the_reply_network_columns_appear_when_a_run_has_them() {
+        let plain = compare(vec![run("a", "none", 1000, 1000), run("a", "bdi", 900, 800)]).unwrap();
+        assert!(!render_text(&plain).contains("reply cyc"));
+        let replied = |codec: &str, latency: u64, stalls: u64| Run {
+            memory_wait: MemoryWait {
+                reply_latency_cycles: Some(latency),
+                reply_stalls: Some(stalls),
+                ..Default::default()
+            },
+            ..run("a", codec, 1000, 1000)
+        };
+        // fastWalshTransform on `walsh` under none and C-Pack+Z (reproduction.md).
+        let rows = compare(vec![replied("none", 11, 22_427), replied("cpack_z", 23, 87_495)]).unwrap();
+        let text = render_text(&rows);
+        let header = text.lines().next().unwrap();
+        assert!(header.ends_with("reply cyc  reply stalls") && !header.contains("fetch cyc"), "{text}");
+        assert!(text.lines().nth(2).unwrap().ends_with(" 23         87495"), "{text}");
+        let csv = render_csv(&rows);
+        assert!(csv.lines().next().unwrap().ends_with(",timing_model,reply_latency_cycles,reply_stalls"), "{csv}");
+        assert!(csv.lines().nth(1).unwrap().ends_with(",11,22427"), "{csv}");
     }
 
     #[test]

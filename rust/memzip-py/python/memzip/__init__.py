@@ -198,15 +198,18 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     Each path is a run directory (with ``stats.json``, ``sim.log`` and
     optionally ``run.json``) or a directory of them (a ``memzip sweep``
     result). Columns: ``program, run, dir, stats_codec, cycles, speedup,
-    bus_bound, activation_bound, bound, gain_share`` (what the DRAM model
-    allows the speedup: the bus bound from the data-bus cycles the run saved,
-    the activation bound from its row activations x tRRD, the smaller of the
-    two, and ``(speedup - 1) / (bound - 1)``), ``kernel_launches,
+    bus_estimate, activation_bound, estimate, gain_share`` (what the DRAM
+    model lets the speedup gain: the bus estimate from the data-bus cycles
+    the run saved if nothing else changed, which runs exceed; the activation
+    bound from its row activations x tRRD, which holds; the smaller of the
+    two, and ``(speedup - 1) / (estimate - 1)``), ``kernel_launches,
     kernel_launches_differ`` (True when the run launched another number of
     kernels than its ``none`` run: other work), ``fetch_latency_cycles,
-    dram_full_stalls`` (gpgpu-sim's whole-run mean memory fetch latency in
-    core cycles and its DRAM-full stalls; None when the run did not record
-    them), ``saturated_share`` (the share
+    dram_full_stalls, reply_latency_cycles, reply_stalls`` (gpgpu-sim's
+    whole-run mean memory fetch latency in core cycles, its DRAM-full stalls,
+    the mean latency of a reply back to the cores through the interconnect
+    and the cycles replies waited to enter it; None when the run did not
+    record them), ``saturated_share`` (the share
     of DRAM cycles in kernels that saturate the bus), ``dram_bytes,
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,

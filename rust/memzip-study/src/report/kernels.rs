@@ -2,7 +2,7 @@
 //! saturate the DRAM data bus under `none` and on the others apart. A
 //! program's speedup mixes the two; compression shortens mostly the first
 //! (a kernel that waits on shared memory or on latency gains little), so the
-//! split tells a codec that misses its bus bound from a program with little
+//! split tells a codec that misses its bus estimate from a program with little
 //! bus-bound time ([`crate::bounds::kernels_speedup`]).
 
 use std::fmt::Write as _;

@@ -11,16 +11,18 @@
 //! relative to `none` (the E2MC paper Fig. 13, the adaptive-compression paper Fig. 7) with each run's
 //! energy by component; for lossy runs, the error they cost on the program's
 //! output (the MAG-aware paper Fig. 15). Beside each speedup, what the DRAM
-//! model allows it ([`crate::bounds`]) and, where runs keep a per-kernel
+//! model lets it gain (an estimate and a bound, [`crate::bounds`]) and, where runs keep a per-kernel
 //! record, its split between the kernels that saturate the bus and the others;
 //! on a sectored L2, what partial requests cost each codec run ([`partial`]).
 
 mod analyses;
 mod chart;
+mod estimates;
 mod fabric;
 mod gpus;
 mod kernels;
 mod mean;
+mod memory_bound;
 mod partial;
 
 use std::collections::BTreeMap;
@@ -31,7 +33,6 @@ use std::path::{Path, PathBuf};
 pub use chart::{BarChart, Series};
 pub use mean::geomean;
 
-use crate::bounds;
 use crate::run::{is_finished_run, RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};
 
@@ -255,7 +256,9 @@ fn gpu_energy_section(rows: &[Row]) -> String {
 /// `output_error`, [`crate::output_error`]), as the MAG-aware paper Fig. 15
 /// shows SLC's: per program and codec, then per codec the geometric mean
 /// over its runs whose error is above zero (a zero has no logarithm; the
-/// exact runs are counted beside it).
+/// exact runs are counted beside it), and, as a geometric mean hides a bad
+/// program, the arithmetic mean, the worst program's error and the largest
+/// error of any one value, each with its program.
 fn output_error_section(rows: &[Row]) -> String {
     let with_error: Vec<Row> = rows.iter().filter(|r| r.run.output_error.is_some()).cloned().collect();
     if with_error.is_empty() {
@@ -292,7 +295,40 @@ fn output_error_section(rows: &[Row]) -> String {
         let _ = write!(out, " {mean}{exact} |");
     }
     out.push('\n');
+    out.push_str(&error_summary_rows(&with_error, &codecs));
     out
+}
+
+/// Per codec: the arithmetic mean of its runs' output errors, the worst
+/// run's error and the largest error of a single value, with the program.
+fn error_summary_rows(with_error: &[Row], codecs: &[String]) -> String {
+    let percent = |error: f64| format!("{:.3}%", 100.0 * error);
+    let mut rows = [
+        String::from("| arithmetic mean of errors |"),
+        String::from("| worst program |"),
+        String::from("| largest error of one value |"),
+    ];
+    for codec in codecs {
+        let runs: Vec<(&str, crate::output_error::OutputError)> = with_error
+            .iter()
+            .filter(|r| &r.run.label == codec)
+            .filter_map(|r| r.run.output_error.map(|e| (program_of(r), e)))
+            .collect();
+        let largest = |of: fn(&crate::output_error::OutputError) -> f64| {
+            runs.iter().max_by(|a, b| of(&a.1).total_cmp(&of(&b.1))).map_or("-".to_string(), |(program, e)| {
+                match of(e) {
+                    0.0 => format!("{} (every run)", percent(0.0)),
+                    error => format!("{} ({program})", percent(error)),
+                }
+            })
+        };
+        let mean = (!runs.is_empty())
+            .then(|| runs.iter().map(|(_, e)| e.mean_relative_error).sum::<f64>() / runs.len() as f64);
+        let _ = write!(rows[0], " {} |", mean.map_or("-".to_string(), percent));
+        let _ = write!(rows[1], " {} |", largest(|e| e.mean_relative_error));
+        let _ = write!(rows[2], " {} |", largest(|e| e.max_relative_error));
+    }
+    rows.iter().map(|row| format!("{row}\n")).collect()
 }
 
 /// A row's value of one metric (None when the run lacks it).
@@ -369,94 +405,6 @@ fn metric_table(rows: &[Row], programs: &[String], counts: bool) -> String {
     out
 }
 
-/// How a program's `none` run classes it: memory-bound or not, and the
-/// measurement that says so (shown in brackets).
-struct BoundClass {
-    memory: bool,
-    why: String,
-}
-
-/// A program is memory-bound when kernels that saturate the data bus take
-/// at least [`bounds::BUS_BOUND_SHARE`] of its `none` run's DRAM cycles
-/// ([`crate::run::Run::saturated_share`]): an average utilisation hides a
-/// program whose kernels alternate between a saturated bus and an idle one.
-/// A `none` run without a per-kernel record (runs committed before it was
-/// kept) is classed by its average utilisation against `threshold`.
-fn bound_class(rows: &[Row], program: &str, threshold: f64) -> Option<BoundClass> {
-    let none = rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program)?;
-    let average = none.run.dram_utilization?;
-    Some(match none.run.saturated_share() {
-        Some(share) => BoundClass {
-            memory: share >= bounds::BUS_BOUND_SHARE,
-            why: format!("saturated {share:.2}, average {average:.2}"),
-        },
-        None => BoundClass { memory: average >= threshold, why: format!("{average:.2}") },
-    })
-}
-
-/// The runs of the programs [`bound_class`] classes memory-bound (`memory`)
-/// or not (`!memory`); unmeasured programs in neither.
-fn bound_rows(rows: &[Row], threshold: f64, memory: bool) -> Vec<Row> {
-    rows.iter()
-        .filter(|r| bound_class(rows, program_of(r), threshold).is_some_and(|class| class.memory == memory))
-        .cloned()
-        .collect()
-}
-
-/// The geometric means of the memory-bound programs and of the others apart
-/// ([`bound_class`]).
-fn bound_section(rows: &[Row], threshold: f64) -> String {
-    let (programs, _) = axes(rows);
-    let mut memory = Vec::new();
-    let mut other = Vec::new();
-    let mut unmeasured = Vec::new();
-    let mut by_kernels = false;
-    for program in &programs {
-        match bound_class(rows, program, threshold) {
-            Some(class) => {
-                by_kernels |= class.why.starts_with("saturated");
-                let entry = format!("{program} ({})", class.why);
-                if class.memory {
-                    memory.push(entry)
-                } else {
-                    other.push(entry)
-                }
-            }
-            None => unmeasured.push(program.clone()),
-        }
-    }
-    let list = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
-    let rule = if by_kernels {
-        format!(
-            "kernels that saturate the DRAM data bus (at least {:.0}% of the utilisation a pure stream reaches \
-             on its simulator: dev 0.89, v3.2.1 0.62) take at least {:.0}% of its `none` run's DRAM cycles (in \
-             brackets: that share and the average utilisation); a `none` run without a per-kernel record, when \
-             its average DRAM bandwidth utilisation is at least {threshold:.2} (in brackets)",
-            100.0 * bounds::SATURATED_OF_CEILING,
-            100.0 * bounds::BUS_BOUND_SHARE
-        )
-    } else {
-        format!(
-            "its `none` run keeps the DRAM data bus busy in at least {threshold:.2} of DRAM cycles (DRAM \
-             bandwidth utilisation, from the simulator's counters; in brackets)"
-        )
-    };
-    let mut out = format!(
-        "\n## Memory-bound programs and the others\n\nA program is memory-bound here when {rule}. Memory-bound: \
-         {}. Not memory-bound: {}. Not measured: {}.\n",
-        list(&memory),
-        list(&other),
-        list(&unmeasured)
-    );
-    for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
-        let subset = bound_rows(rows, threshold, want_memory);
-        if !subset.is_empty() {
-            let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
-        }
-    }
-    out
-}
-
 /// The header of a markdown table with one row per program: a `program`
 /// column, the `columns` after it, then one column per codec.
 fn program_table_header(columns: &[&str], codecs: &[impl AsRef<str>]) -> String {
@@ -468,76 +416,6 @@ fn program_table_header(columns: &[&str], codecs: &[impl AsRef<str>]) -> String 
     out.push_str(&" --- |".repeat(columns.len() + codecs.len()));
     out.push('\n');
     out
-}
-
-/// Each program's speedups beside what the DRAM model allows them
-/// ([`bounds`]): per codec `speedup (bound, share of the gain taken)`, the
-/// bound the smaller of the bus and the activation bound (`b` or `a` after
-/// it says which), `!` after a speedup whose run launched another number of
-/// kernels than its `none` run. Empty when no run has the DRAM counters.
-fn bounds_section(rows: &[Row]) -> String {
-    if !rows.iter().any(|r| r.bound().is_some()) {
-        return String::new();
-    }
-    let (programs, codecs) = axes(rows);
-    let codecs: Vec<&String> = codecs.iter().filter(|c| c.as_str() != "none").collect();
-    let mut out = String::from(
-        "\n## Speedups and what the DRAM allows\n\nEach cell: the speedup, then in brackets the most the DRAM \
-         model allows it and the share of that gain the run took ((speedup - 1) / (bound - 1)). The bound is the \
-         smaller of the **bus bound** (`b`: 1 / (1 - u x (1 - busy / busy of none)), u the `none` run's data-bus \
-         utilisation: the run could shorten by no more than the bus cycles it saved) and the **activation bound** \
-         (`a`: the `none` run's DRAM cycles over the run's row activations x tRRD: compression sends fewer bursts \
-         but opens the same rows). `!`: the run launched another number of kernels than its `none` run (different \
-         work; its speedup is not the codec's).\n\n",
-    );
-    out.push_str(&program_table_header(&["none: util / act x tRRD"], &codecs));
-    let mut flagged = Vec::new();
-    for program in &programs {
-        let none = run_of(rows, "none", program);
-        let activation_share = none.and_then(|n| {
-            let dram = n.run.dram?;
-            let rrd = n.run.rrd_cycles.unwrap_or(bounds::GTX580_MAG32_RRD_CYCLES);
-            (dram.cycles > 0).then(|| (dram.activations * rrd) as f64 / dram.cycles as f64)
-        });
-        let none_cell = match (none.and_then(|n| n.run.dram_utilization), activation_share) {
-            (Some(u), Some(a)) => format!("{u:.2} / {a:.2}"),
-            _ => "-".to_string(),
-        };
-        let _ = write!(out, "| {program} | {none_cell} |");
-        for codec in &codecs {
-            let cell = run_of(rows, codec, program).map_or("-".to_string(), |row| {
-                if row.kernel_launches_differ == Some(true) {
-                    flagged.push(format!(
-                        "{program} {codec} ({} kernels, none {})",
-                        row.run.kernel_launches.unwrap_or_default(),
-                        none.and_then(|n| n.run.kernel_launches).unwrap_or_default()
-                    ));
-                }
-                bound_cell(row)
-            });
-            let _ = write!(out, " {cell} |");
-        }
-        out.push('\n');
-    }
-    if !flagged.is_empty() {
-        let _ = writeln!(out, "\nOther kernel counts than the `none` run: {}.", flagged.join(", "));
-    }
-    out
-}
-
-/// `1.442 (1.538a, 82%)`: speedup, bound and which, share of the gain taken;
-/// `!` after the speedup when the kernel counts differ.
-fn bound_cell(row: &Row) -> String {
-    let Some(speedup) = row.speedup else {
-        return "-".to_string();
-    };
-    let flag = if row.kernel_launches_differ == Some(true) { "!" } else { "" };
-    let Some(bound) = row.bound() else {
-        return format!("{speedup:.3}{flag}");
-    };
-    let which = if row.activation_bound == Some(bound) { "a" } else { "b" };
-    let share = row.gain_share.map_or("-".to_string(), |share| format!("{:.0}%", 100.0 * share));
-    format!("{speedup:.3}{flag} ({bound:.3}{which}, {share})")
 }
 
 /// The codec runs left out because an older timing model made them
@@ -589,20 +467,25 @@ fn builds_section(rows: &[Row]) -> String {
 /// What a report covers and how it classes programs.
 #[derive(Clone, Debug)]
 pub struct ReportOptions {
-    /// A program whose `none` run keeps the DRAM data bus busy at least this
-    /// share of DRAM cycles counts as memory-bound; the summary gives the
-    /// geometric means of the memory-bound programs and of the rest apart (a
-    /// compressor can only speed up the former).
+    /// A program without a benchmark manifest that says how it is bound
+    /// (`memory_bound`) counts as memory-bound when its `none` run keeps the
+    /// DRAM data bus busy at least this share of DRAM cycles; the summary
+    /// gives the geometric means of the memory-bound programs and of the rest
+    /// apart (a compressor can only speed up the former).
     pub memory_bound_utilization: f64,
     /// Only these programs, each a benchmark (`rodinia/backprop`) or a program
     /// with its preset (`rodinia/backprop study`); empty: every program. A
     /// paper's benchmark list gives its averages (the MAG-aware paper Table V).
     pub programs: Vec<String>,
+    /// The checkout whose benchmark manifests class the benchmarks
+    /// memory-bound or not (`memory_bound`); without it every program is
+    /// classed by its own `none` run.
+    pub repo: Option<PathBuf>,
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        Self { memory_bound_utilization: 0.4, programs: Vec::new() }
+        Self { memory_bound_utilization: 0.4, programs: Vec::new(), repo: None }
     }
 }
 
@@ -628,9 +511,20 @@ fn record_program(record: &RunRecord) -> Option<String> {
     }
 }
 
-/// Writes the report files into `out` and returns their paths.
-pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Vec<PathBuf>, String> {
-    let (rows, superseded) = load_report_rows(results, options)?;
+/// What [`write_report`] did.
+#[derive(Debug)]
+pub struct Written {
+    /// The report's files.
+    pub files: Vec<PathBuf>,
+    /// The run directories left out because they did not load, one line
+    /// each (also listed in `summary.md`).
+    pub damaged: Vec<String>,
+}
+
+/// Writes the report files into `out`: every run that loads, and a list of
+/// those that did not (a damaged run directory hides none of the others).
+pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Written, String> {
+    let ReportRows { rows, superseded, damaged } = load_report_rows(results, options)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
     let mut write = |name: &str, text: String| -> Result<(), String> {
@@ -640,19 +534,20 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
         Ok(())
     };
 
-    let memory_bound_utilization = options.memory_bound_utilization;
+    let classes = memory_bound::Classes::of(&rows, options);
     let fabric = fabric::is_fabric_report(&rows);
     let mut summary = String::from("# memzip report\n\n");
     let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
     summary.push_str(&superseded_section(&superseded));
+    summary.push_str(&damaged_section(&damaged, results));
     summary.push_str(&builds_section(&rows));
     summary.push_str(&gpus::section(&rows));
     summary.push_str(&geomean_table(&rows));
     if fabric {
         summary.push_str(&fabric::sections(&rows)?);
     } else {
-        summary.push_str(&bound_section(&rows, memory_bound_utilization));
-        summary.push_str(&bounds_section(&rows));
+        summary.push_str(&memory_bound::section(&rows, &classes, options));
+        summary.push_str(&estimates::section(&rows));
         summary.push_str(&partial::section(&rows));
         summary.push_str(&kernels::section(&rows));
         summary.push_str(&analyses::sections(&rows)?);
@@ -674,7 +569,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     if !fabric {
         // The papers' speedup figures show memory-bound programs (the MAG-aware paper §V-C): the
         // effective CR and speedup of those alone, where the results have any.
-        let memory_rows = bound_rows(&rows, memory_bound_utilization, true);
+        let memory_rows = classes.rows(&rows, true);
         for figure in FIGURES.iter().filter(|f| !memory_rows.is_empty() && MEMORY_BOUND_FIGURES.contains(&f.file)) {
             let (groups, series) = per_program(&memory_rows, figure.metric);
             let title = format!("{} (memory-bound programs)", figure.title);
@@ -689,28 +584,62 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     }
     write("summary.csv", table::render_csv(&rows))?;
     write("summary.md", summary)?;
-    Ok(written)
+    Ok(Written { files: written, damaged })
 }
 
-/// The rows the report covers (`--program`), and the run directories left out because an
-/// older timing model made them.
-fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>, Vec<PathBuf>), String> {
+/// The run directories left out because they did not load: each with its
+/// one-line error, the results directory taken off its paths.
+fn damaged_section(damaged: &[String], results: &Path) -> String {
+    if damaged.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "Left out: {} run director{} that did not load (a file cut short or not a run); `memzip sweep` \
+         runs a damaged run again:\n\n",
+        damaged.len(),
+        if damaged.len() == 1 { "y" } else { "ies" }
+    );
+    let prefix = format!("{}/", results.display());
+    for error in damaged {
+        let _ = writeln!(out, "- {}", error.replace(&prefix, ""));
+    }
+    out.push('\n');
+    out
+}
+
+/// The rows a report covers, and the run directories it leaves out.
+struct ReportRows {
+    /// The runs of the programs the report covers (`--program`).
+    rows: Vec<Row>,
+    /// Codec runs an older timing model made.
+    superseded: Vec<PathBuf>,
+    /// Why each run directory that did not load did not, one line each.
+    damaged: Vec<String>,
+}
+
+fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<ReportRows, String> {
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
+    let mut damaged = Vec::new();
     for dir in run_dirs(results)? {
-        match RunRecord::read(&dir)? {
-            Some(record) if record.is_superseded() => {
+        match RunRecord::read(&dir) {
+            Ok(Some(record)) if record.is_superseded() => {
                 if record_program(&record).is_none_or(|p| options.covers(&p)) {
                     superseded.push(dir);
                 }
             }
-            _ => dirs.push(dir),
+            Ok(_) => dirs.push(dir),
+            Err(error) => damaged.push(error.to_string()),
         }
     }
     if dirs.is_empty() {
-        return Err(format!("{}: every run was made with an older timing model; rerun them", results.display()));
+        return Err(match damaged.first() {
+            Some(error) => error.clone(),
+            None => format!("{}: every run was made with an older timing model; rerun them", results.display()),
+        });
     }
-    let mut rows = table::load_rows(&dirs)?;
+    let (mut rows, unloaded) = table::load_sound_rows(&dirs)?;
+    damaged.extend(unloaded.iter().map(ToString::to_string));
     gpus::name_programs(&mut rows);
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
@@ -718,7 +647,7 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<(Vec<Row>
             return Err(format!("--program '{program}': no run of it in {}", results.display()));
         }
     }
-    Ok((rows, superseded))
+    Ok(ReportRows { rows, superseded, damaged })
 }
 
 /// Stored-size distribution over every program: one group per codec, one bar per stored size

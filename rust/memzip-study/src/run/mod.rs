@@ -158,6 +158,8 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         dram_rrd,
         fetch_latency_cycles,
         dram_full_stalls,
+        reply_latency_cycles,
+        reply_stalls,
         ..
     } = RunJson::read(dir)?;
     // The log's kernels when the directory has it, else what run.json kept of them.
@@ -172,7 +174,8 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         let kernel_dram = kernel_dram.map(|kernels| {
             kernels.iter().map(|&[dram_cycles, commands]| KernelDram { dram_cycles, commands }).collect()
         });
-        (kernel_launches, kernel_dram, dram_rrd, MemoryWait { fetch_latency_cycles, dram_full_stalls })
+        let wait = MemoryWait { fetch_latency_cycles, dram_full_stalls, reply_latency_cycles, reply_stalls };
+        (kernel_launches, kernel_dram, dram_rrd, wait)
     };
     let mut label = codec.unwrap_or_else(|| stats_codec.clone());
     let record = RunRecord::read(dir)?;
@@ -311,6 +314,22 @@ pub fn power_summary(run: &Run) -> Result<serde_json::Value, RunError> {
 pub fn is_finished_run(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     path.is_dir() && !name.starts_with('.') && !name.ends_with(".failed")
+}
+
+/// The JSON files of a run directory, each read when present.
+const JSON_FILES: [&str; 3] = ["stats.json", run_json::RUN_JSON, RECORD_FILE];
+
+/// Why the run directory `dir` is damaged: the first of its JSON files that
+/// is there but does not parse (a write cut short by a full disk or an
+/// interrupted copy), in one line; `None` when each one present parses. A
+/// sweep runs such a run again; a table or report lists it and shows the rest.
+pub fn damaged_file(dir: &Path) -> Option<String> {
+    JSON_FILES.iter().map(|name| dir.join(name)).filter(|path| path.exists()).find_map(|path| {
+        let parsed = std::fs::read(&path)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|bytes| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|e| e.to_string()));
+        parsed.err().map(|e| format!("{}: not valid JSON: {e}", path.display()))
+    })
 }
 
 /// `run.json`'s `output_error`, if the run has one.

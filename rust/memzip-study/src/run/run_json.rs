@@ -71,6 +71,12 @@ pub struct RunJson {
     pub fetch_latency_cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dram_full_stalls: Option<u64>,
+    /// The mean latency of a reply through the interconnect back to the
+    /// cores, in core cycles, and the cycles replies waited to enter it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_latency_cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_stalls: Option<u64>,
 }
 
 impl RunJson {
@@ -104,6 +110,8 @@ impl RunJson {
             dram_rrd: optional(&run, "dram_rrd", &path, Value::as_u64, "a count")?,
             fetch_latency_cycles: optional(&run, "fetch_latency_cycles", &path, Value::as_u64, "a count")?,
             dram_full_stalls: optional(&run, "dram_full_stalls", &path, Value::as_u64, "a count")?,
+            reply_latency_cycles: optional(&run, "reply_latency_cycles", &path, Value::as_u64, "a count")?,
+            reply_stalls: optional(&run, "reply_stalls", &path, Value::as_u64, "a count")?,
         })
     }
 
@@ -205,11 +213,13 @@ mod tests {
             dram_rrd: Some(12),
             fetch_latency_cycles: Some(346),
             dram_full_stalls: Some(229),
+            reply_latency_cycles: Some(23),
+            reply_stalls: Some(87_495),
             ..run
         };
         kernels.write(&dir).unwrap();
         let text = fs::read_to_string(dir.join(RUN_JSON)).unwrap();
-        assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12,\n  \"fetch_latency_cycles\": 346,\n  \"dram_full_stalls\": 229\n}\n"), "{text}");
+        assert!(text.ends_with("\"kernel_launches\": 2,\n  \"kernel_dram\": [\n    [\n      2000,\n      700\n    ],\n    [\n      3000,\n      1200\n    ]\n  ],\n  \"dram_rrd\": 12,\n  \"fetch_latency_cycles\": 346,\n  \"dram_full_stalls\": 229,\n  \"reply_latency_cycles\": 23,\n  \"reply_stalls\": 87495\n}\n"), "{text}");
         assert_eq!(RunJson::read(&dir).unwrap(), kernels);
         fs::write(dir.join(RUN_JSON), "{\"kernel_dram\": [[1, 2, 3]]}").unwrap();
         let err = RunJson::read(&dir).unwrap_err().to_string();

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::sweep::grid::{PlannedRun, Target};
 use crate::sweep::guard::{run_guarded, GUARD};
 use crate::sweep::lock::lock_out;
-use crate::sweep::results::{failure_cause, has_result, install, pending, tmp_dir};
+use crate::sweep::results::{damaged, failure_cause, has_result, install, pending, tmp_dir};
 
 /// The commands that execute runs: one for command lines, one for benchmarks,
 /// and how long a run may take.
@@ -161,6 +161,11 @@ pub fn sweep_reporting(
     let todo = pending(runs, out);
     let skipped = runs.len() - todo.len();
     eprintln!("memzip sweep: {} runs, {skipped} already done, {} to run with -j {jobs}", runs.len(), todo.len());
+    for run in &todo {
+        if let Some(why) = damaged(out, &run.id) {
+            eprintln!("memzip sweep: {} is damaged ({why}): running it again", run.id);
+        }
+    }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;
     progress.start(todo.len());
     let finished = AtomicUsize::new(0);

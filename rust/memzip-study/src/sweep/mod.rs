@@ -25,7 +25,9 @@
 //! only when it succeeded, so a directory named after a run is always
 //! complete: a rerun skips those (resume after a kill loses nothing) and
 //! retries failures, which are kept in `OUT/<id>.failed/` with the runner's
-//! output.
+//! output. A run directory whose `run.json`, `stats.json` or `sweep.json`
+//! does not parse (cut short by a full disk or a copy) is not a result: the
+//! sweep says so in one line and runs it again.
 //!
 //! A sweep owns its output directory while it runs (`OUT/.sweep.lock`, its
 //! pid): a second sweep into it stops with one line instead of deleting the
@@ -48,5 +50,5 @@ pub use exec::{run_one, sweep, sweep_reporting, Outcome, Progress, Runners, Stde
 pub use grid::{expand, load_spec, validate, Entry, PlannedRun, Spec, Target};
 pub use guard::{parse_timeout, GUARD};
 pub use lock::{lock_out, OutLock};
-pub use results::{failure_cause, has_result, pending};
+pub use results::{damaged, failure_cause, has_result, pending};
 pub use reuse::{adopt, recorded_runs, reuse};

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::run::RunRecord;
+use crate::run::{damaged_file, RunRecord};
 use crate::sweep::grid::PlannedRun;
 use crate::sweep::guard::TIMED_OUT;
 
@@ -34,12 +34,21 @@ pub fn pending<'a>(runs: &'a [PlannedRun], out: &Path) -> Vec<&'a PlannedRun> {
     runs.iter().filter(|r| !has_result(out, &r.id)).collect()
 }
 
-/// Whether `out` holds a current result of the run `id`: its directory, not
-/// made by an older timing model (a superseded codec run is run again and
-/// replaced).
+/// Whether `out` holds a current result of the run `id`: its directory,
+/// whose JSON files parse ([`damaged`]), not made by an older timing model
+/// (a damaged or superseded run is run again and replaced).
 pub fn has_result(out: &Path, id: &str) -> bool {
     let dir = out.join(id);
-    dir.is_dir() && !matches!(RunRecord::read(&dir), Ok(Some(record)) if record.is_superseded())
+    dir.is_dir()
+        && damaged_file(&dir).is_none()
+        && !matches!(RunRecord::read(&dir), Ok(Some(record)) if record.is_superseded())
+}
+
+/// Why the finished run `id` in `out` is damaged (a JSON file of it does not
+/// parse, [`damaged_file`]); `None` when it is sound or not there.
+pub fn damaged(out: &Path, id: &str) -> Option<String> {
+    let dir = out.join(id);
+    dir.is_dir().then(|| damaged_file(&dir)).flatten()
 }
 
 /// Makes the complete run `tmp` the result `done`, replacing a superseded

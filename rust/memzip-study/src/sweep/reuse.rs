@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::run::{is_finished_run, RunRecord};
+use crate::run::{damaged_file, is_finished_run, RunRecord};
 use crate::sweep::grid::PlannedRun;
 use crate::sweep::results::{install, pending, tmp_dir};
 
@@ -16,7 +16,8 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
         let entries = fs::read_dir(dir).map_err(|e| format!("--reuse {}: {e}", dir.display()))?;
         let mut runs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| is_finished_run(p)).collect();
         runs.sort();
-        for run in runs {
+        // A damaged run (a JSON file cut short) is no source: its sweep reruns it.
+        for run in runs.into_iter().filter(|run| damaged_file(run).is_none()) {
             if let Some(record) = RunRecord::read(&run)? {
                 found.push((run, record));
             }

@@ -1,0 +1,124 @@
+//! Which programs are memory-bound: one set for every report. A benchmark's
+//! manifest says it (`BOUND`, measured once from its `none` run at `study` on
+//! gpgpu-sim dev: the DRAM data bus busy in at least 0.40 of DRAM cycles), so
+//! no codec result and no report's own runs move a program in or out, and a
+//! report of another simulator, input or knob classes the same programs as the
+//! study's (issue 52: the write-ups used other sets). A program without such a
+//! manifest (a command line's, a test's) is classed by its own `none` run by
+//! the same measure. The report shows this report's own measurement beside
+//! each, and how many of the memory-bound benchmarks it has.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::{axes, geomean_table, program_of, ReportOptions};
+use crate::manifest::{memory_bound_benchmarks, Manifest};
+use crate::table::Row;
+
+/// How a program is classed, and what this report's `none` run measured of
+/// it (shown in brackets).
+struct BoundClass {
+    memory: bool,
+    measured: String,
+}
+
+/// The class of each program of `rows` that has one (a manifest's `BOUND`,
+/// or its `none` run's utilisation against the report's threshold).
+pub(super) struct Classes(BTreeMap<String, BoundClass>);
+
+impl Classes {
+    pub(super) fn of(rows: &[Row], options: &ReportOptions) -> Self {
+        let (programs, _) = axes(rows);
+        let classes =
+            programs.into_iter().filter_map(|p| class_of(rows, &p, options).map(|class| (p, class))).collect();
+        Classes(classes)
+    }
+
+    /// The runs of the programs classed memory-bound (`memory`) or not;
+    /// unclassed programs in neither.
+    pub(super) fn rows(&self, rows: &[Row], memory: bool) -> Vec<Row> {
+        rows.iter().filter(|r| self.0.get(program_of(r)).is_some_and(|c| c.memory == memory)).cloned().collect()
+    }
+}
+
+/// How a program's (`suite/name preset[ @simulator]`) benchmark manifest says
+/// it is bound (`memory`, `latency`, `compute`), when it names one that says.
+fn manifest_bound(repo: Option<&Path>, program: &str) -> Option<String> {
+    let benchmark = program.split_whitespace().next().filter(|b| b.contains('/'))?;
+    let bound = Manifest::find(repo?, benchmark).ok()?.bound;
+    (!bound.is_empty()).then_some(bound)
+}
+
+fn class_of(rows: &[Row], program: &str, options: &ReportOptions) -> Option<BoundClass> {
+    let none = rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program);
+    let average = none.and_then(|n| n.run.dram_utilization);
+    let measured = match (average, none.and_then(|n| n.run.saturated_share())) {
+        (Some(average), Some(share)) => format!("{average:.2}, saturated {share:.2}"),
+        (Some(average), None) => format!("{average:.2}"),
+        (None, _) => "-".to_string(),
+    };
+    if let Some(bound) = manifest_bound(options.repo.as_deref(), program) {
+        return Some(BoundClass { memory: bound == "memory", measured });
+    }
+    Some(BoundClass { memory: average? >= options.memory_bound_utilization, measured })
+}
+
+/// The section: the rule, the classes with this report's measurements, the
+/// memory-bound benchmarks the report lacks, and the geometric means of the
+/// memory-bound programs and of the others apart.
+pub(super) fn section(rows: &[Row], classes: &Classes, options: &ReportOptions) -> String {
+    let (programs, _) = axes(rows);
+    let (mut memory, mut other, mut unclassed) = (Vec::new(), Vec::new(), Vec::new());
+    for program in &programs {
+        match classes.0.get(program) {
+            Some(class) if class.memory => memory.push(format!("{program} ({})", class.measured)),
+            Some(class) => other.push(format!("{program} ({})", class.measured)),
+            None => unclassed.push(program.clone()),
+        }
+    }
+    let list = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
+    let mut out = format!(
+        "\n## Memory-bound programs and the others\n\nA program is memory-bound when its benchmark's manifest says \
+         so (`BOUND` in `benchmarks/<suite>/<name>.env`: its `none` run at the `study` preset on gpgpu-sim dev keeps \
+         the DRAM data bus busy in at least 0.40 of DRAM cycles), one set for every report whatever its simulator, \
+         input or options; a program without such a manifest, when its own `none` run keeps the bus busy in at \
+         least {:.2} of DRAM cycles. In brackets: this report's `none` run's DRAM bandwidth utilisation and, with a \
+         per-kernel record, the share of its DRAM cycles in kernels that saturate the bus. Memory-bound: {}. Not \
+         memory-bound: {}. Not classed: {}.\n",
+        options.memory_bound_utilization,
+        list(&memory),
+        list(&other),
+        list(&unclassed)
+    );
+    out.push_str(&missing_benchmarks(&programs, options));
+    for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
+        let subset = classes.rows(rows, want_memory);
+        if !subset.is_empty() {
+            let _ = write!(out, "\n### {title}\n\n{}", geomean_table(&subset));
+        }
+    }
+    out
+}
+
+/// Which memory-bound benchmarks (by their manifests) the report has no run
+/// of: its memory-bound means are over a subset of the set.
+fn missing_benchmarks(programs: &[String], options: &ReportOptions) -> String {
+    let Some(repo) = options.repo.as_deref() else {
+        return String::new();
+    };
+    let all = memory_bound_benchmarks(repo);
+    let missing: Vec<&String> =
+        all.iter().filter(|b| !programs.iter().any(|p| p.split_whitespace().next() == Some(b.as_str()))).collect();
+    if missing.is_empty() || missing.len() == all.len() {
+        return String::new();
+    }
+    let names: Vec<&str> = missing.iter().map(|b| b.as_str()).collect();
+    format!(
+        "\nThis report has runs of {} of the {} memory-bound benchmarks; its memory-bound means are over those \
+         (without {}).\n",
+        all.len() - missing.len(),
+        all.len(),
+        names.join(", ")
+    )
+}
