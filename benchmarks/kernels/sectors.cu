@@ -23,10 +23,11 @@
 static const size_t kLineWords = 32;    // 128-byte line
 static const size_t kSectorWords = 8;   // 32-byte sector
 
-__global__ void first_sectors(const uint32_t* in, uint32_t* out, size_t lines) {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < lines * kSectorWords; t += stride) {
-        size_t i = t / kSectorWords * kLineWords + t % kSectorWords;
+// 32-bit indices with shifts and masks: thread t writes word t % 8 of line t / 8.
+__global__ void first_sectors(const uint32_t* in, uint32_t* out, unsigned lines) {
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < lines * 8u; t += stride) {
+        unsigned i = (t >> 3) * 32u + (t & 7u);
         out[i] = in[i] + 3u;
     }
 }
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&d_out, words * 4), "cudaMalloc out");
     check(cudaMemcpy(d_in, in.data(), words * 4, cudaMemcpyHostToDevice), "copy in");
     check(cudaMemcpy(d_out, out.data(), words * 4, cudaMemcpyHostToDevice), "copy out");
-    first_sectors<<<64, 256>>>(d_in, d_out, lines);
+    first_sectors<<<64, 256>>>(d_in, d_out, (unsigned)lines);
     check(cudaGetLastError(), "launch");
     std::vector<uint32_t> got(words);
     check(cudaMemcpy(got.data(), d_out, words * 4, cudaMemcpyDeviceToHost), "copy back");
