@@ -365,12 +365,13 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   const unsigned long long block_addr = addr / m_block_bytes * m_block_bytes;
   memzip::Controller &c = *m_ctrl->box;
   c.count_request(access_type_name(mf->get_access_type()), size);
-  // A request that is not one aligned block is a request for part of the
-  // block it starts in. One that spills into the next block (v3.2.1's
-  // instruction and constant fetches at unaligned addresses: a handful a run)
-  // is charged to its first block at its full size, as gpgpu-sim sizes it.
+  // A request of one block's size moves the block holding its address: v3.2.1
+  // sends an L2 line fill with the address the L1 asked for, not the line's
+  // (rodinia bfs: half its 128-byte global reads). Any smaller request is a
+  // request for part of the block it starts in; one that would spill into the
+  // next block is charged there at its full size, as gpgpu-sim sizes it.
   m_state->check_sampling();
-  const bool whole = size == m_block_bytes && addr == block_addr;
+  const bool whole = size == m_block_bytes;
   std::vector<unsigned char> buf;
   // The trace holds whole blocks moved whole (reads, write-backs, copies), as
   // its readers count them; a sector read would repeat its block per sector.
