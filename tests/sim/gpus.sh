@@ -10,7 +10,7 @@
 #    -memzip_partial_writes raw instead stores those lines raw (fallbacks).
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/sectors" "$MEMZIP_ROOT/benchmarks/kernels/sectors.cu"
-gpu_words=131072   # 512 KiB per buffer: a few CPU-seconds on QV100
+gpu_words=1048576  # 4 MiB per buffer: two exceed the 6 MB L2 a host copy fills (QV100: ~100 CPU-s a run)
 sector_lines=65536 # 8 MiB per buffer: beyond QV100's 6 MB L2, so write-backs reach DRAM
 
 gpu_sim() {  # gpu_sim RUN GPU CODEC PROGRAM ARGS... (memzip run, verify on)

@@ -63,15 +63,19 @@ t = json.load(open(sys.argv[1]))["total"]
 print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
 }
 
-# bursts_verdict NAME RUN: the simulator's DRAM column commands equal memzip's
-# bursts (reads, write-backs, metadata, read-modify-write reads): every DRAM
-# request met memzip and every burst memzip charged went over the bus (the
-# MAG is the DRAM atom in every config memzip runs).
+# bursts_verdict NAME RUN: every DRAM request met memzip and every burst memzip
+# charged (reads, write-backs, metadata, read-modify-write reads) went over the
+# bus: the simulator's column commands equal memzip's bursts (the MAG is the
+# DRAM atom in every config memzip runs). memzip counts a request when it
+# leaves the L2 and the DRAM counts it when it issues, and gpgpu-sim ends a
+# kernel without waiting for the L2's last write-backs: bursts may exceed
+# commands by those still queued then (at most 0.5%), never fall below them
+# (a request that bypassed memzip). A run that never reached DRAM fails it.
 bursts_verdict() {
     local commands bursts
     read -r commands bursts < <(total "$2" '"%d %d" % (t["dram_device"]["read_commands"] + t["dram_device"]["write_commands"], t["dram_bursts"])')
-    verdict "$1" "DRAM column commands $commands, memzip bursts $bursts ($(total "$2" '" ".join("%s:%d" % kv for kv in t.get("requests", {}).items())'))" \
-        test "$commands" -eq "$bursts"
+    verdict "$1" "DRAM column commands $commands, memzip bursts $bursts ($((bursts - commands)) queued at the end; requests $(total "$2" '" ".join("%s:%d" % kv for kv in t.get("requests", {}).items())'))" \
+        test "$bursts" -gt 0 -a "$commands" -le "$bursts" -a $((200 * (bursts - commands))) -le "$bursts"
 }
 
 # tiny_run RUN BENCH CODEC [memzip options...]: starts BENCH at the tiny preset
