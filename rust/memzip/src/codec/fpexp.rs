@@ -519,7 +519,9 @@ impl Codec for Fpexp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::test_support::{assert_round_trips, bit_string, geometries, random_block, structured_block};
+    use crate::codec::test_support::{
+        assert_round_trips, bit_string, geometries, random_block, spaced, structured_block,
+    };
     use proptest::prelude::*;
 
     fn codec(format: FloatFormat) -> Fpexp {
@@ -644,6 +646,30 @@ mod tests {
         let spec = CodecSpec::parse("fpexp:format=fp64", Geometry::default()).unwrap();
         let err = Fpexp::from_spec(&spec).err().unwrap();
         assert!(err.to_string().contains("fp64") && err.to_string().contains("bf16"), "{err}");
+    }
+
+    #[test]
+    fn golden_bitstream_of_a_sparse_block() {
+        // bf16 1.0 and -0.75, then 62 zeros: table 1 (ZERO = "0"), largest
+        // exponent 127, offsets 0 ("11100") and 1 ("100"), the zeros, then
+        // sign and mantissa of the two non-zero elements.
+        let mut block = vec![0u8; 128];
+        block[..4].copy_from_slice(&[0x80, 0x3f, 0x40, 0xbf]);
+        let out = codec(FloatFormat::Bf16).compress(&block).unwrap();
+        let zeros = "0".repeat(62);
+        assert_eq!(bit_string(&out), spaced(&format!("1 01111111 11100 100 {zeros} 0 0000000 1 1000000")));
+    }
+
+    #[test]
+    fn golden_bf16_code_lengths() {
+        // Pins the design profile's codes (symbols ZERO, offsets 0..=31, ESCAPE).
+        let [dense, sparse] = code_tables(FloatFormat::Bf16).unwrap();
+        let mut want_dense = vec![11, 4, 2, 2, 2, 4, 4, 5, 6, 8, 8, 10, 10, 11];
+        want_dense.extend([12; 20]);
+        let mut want_sparse = vec![1, 5, 3, 3, 3, 5, 5, 6, 8, 8, 9, 11];
+        want_sparse.extend([12; 22]);
+        assert_eq!(dense.lengths(), &want_dense[..]);
+        assert_eq!(sparse.lengths(), &want_sparse[..]);
     }
 
     #[test]
