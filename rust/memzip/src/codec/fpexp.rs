@@ -41,36 +41,39 @@
 //!
 //! # Latency (memory-controller cycles, n elements per block)
 //! Compression, 6 cycles for every format:
-//! 1. the exponent fields are cut out and the block's largest exponent found
-//!    (a compare-select tree of log2 n <= 7 levels of 8-bit comparators);
-//! 2. offsets `b - e` (n subtractors) and both tables' (codeword, length)
-//!    looked up: the tables are small constant ROMs (at most 34 entries);
-//! 3-4. prefix sums of the code lengths under both tables and of the
-//!    non-ZERO flags (Kogge-Stone, log2 n levels of <= 10-bit adders, two
-//!    cycles as E2MC's encoder budgets its adders), giving every codeword's
-//!    and mantissa's bit offset and both totals;
-//! 5. the shorter table is chosen, the total compared with the MAG budget
-//!    (store coded or raw), and every codeword shifted to its offset (one
-//!    shifter per element, OR-reduced into the payload);
-//! 6. the mantissa plane appended at the end of the exponent region.
+//! - cycle 1: the exponent fields are cut out and the block's largest
+//!   exponent found (a compare-select tree of log2 n <= 7 levels of 8-bit
+//!   comparators);
+//! - cycle 2: offsets `b - e` (n subtractors), and both tables' (codeword,
+//!   length) looked up in small constant ROMs (at most 34 entries);
+//! - cycles 3-4: prefix sums of the code lengths under both tables and of
+//!   the non-ZERO flags (Kogge-Stone: log2 n levels of <= 10-bit adders, three
+//!   or four levels a cycle), giving every codeword's and mantissa's bit
+//!   offset and both totals;
+//! - cycle 5: the shorter table chosen, the total compared with the MAG
+//!   budget (store coded or raw), every codeword shifted to its offset (one
+//!   shifter per element, OR-reduced into the payload);
+//! - cycle 6: the mantissa plane appended after the exponent region.
 //!
-//! Decompression, 3 + ceil(log2(n) / 2) cycles (6 for bf16/fp16 and fp32
-//! at 128-byte blocks, 7 for the fp8 formats' 128 elements), where a
-//! sequential Huffman decoder would need n steps (E2MC needs parallel
-//! decoding ways for that, Section III-F1, and 143 cycles at 8-bit symbols):
-//! 1. speculative length decode: at every bit position of the exponent
-//!    region a decoder compares the next 12 bits (the longest code) with the
-//!    canonical code's per-length limits (the E2MC paper's decoder,
-//!    Section III-F) and yields the length of a codeword starting there
-//!    (plus the exponent width after an ESCAPE) and whether it is ZERO;
-//! 2..: pointer jumping: `next(p) = p + len(p)` composed with itself
-//!    log2 n times gives the start of every element's codeword from bit 0
-//!    (start[i + 2^k] = next^(2^k)(start[i])); each level is one mux per
-//!    position, two levels per cycle: ceil(log2(n) / 2) cycles;
-//! then symbol decode (the codeword at each start, canonical base + offset,
-//! exponent `b - d`) alongside the prefix count of non-ZERO elements (the
-//! mantissa offsets): 1 cycle; and the words assembled from sign, exponent
-//! and mantissa: 1 cycle.
+//! Decompression, 3 + ceil(log2(n) / 2) cycles: 6 for bf16 and fp16 (64
+//! elements) and fp32 (32) at 128-byte blocks, 7 for the fp8 formats' 128
+//! elements. A sequential Huffman decoder needs n steps; E2MC splits a block
+//! into parallel decoding ways for that (Section III-F1; Table VI: 143 cycles
+//! for one way at 8-bit symbols). fpexp instead finds every codeword's start
+//! at once:
+//! - cycle 1, speculative length decode: at every bit position of the
+//!   exponent region a decoder compares the next 12 bits (the longest code)
+//!   with the canonical code's per-length limits (the E2MC paper's decoder,
+//!   Section III-F) and yields the length of a codeword starting there (plus
+//!   the exponent width after an ESCAPE) and whether it is ZERO;
+//! - the next ceil(log2(n) / 2) cycles, pointer jumping: `next(p) = p +
+//!   len(p)` composed with itself gives the start of every element's
+//!   codeword from bit 0 (`start[i + 2^k] = next^(2^k)(start[i])`, log2 n
+//!   levels of one mux per position, two levels a cycle);
+//! - one cycle: symbol decode at each start (canonical base + offset,
+//!   exponent `b - d`) beside the prefix count of non-ZERO elements (the
+//!   mantissa offsets);
+//! - one cycle: the words assembled from sign, exponent and mantissa.
 //!
 //! # Design profile
 //! `DESIGN_COUNTS_*` are the symbol counts (offsets from the block's largest
