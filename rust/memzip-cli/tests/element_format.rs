@@ -70,3 +70,38 @@ fn unknown_format_is_a_one_line_error() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("--element-format") && stderr.contains("'fp64'") && stderr.contains("int8"), "{stderr}");
 }
+
+/// Real weights the design profile never saw: the first 256 blocks of the
+/// model trained here (benchmarks/tensors/README.md, "Sample"), bf16. The
+/// goal of issue 51 on them: fpexp's raw CR at least 95% of the exponent
+/// bound, effective CR at least 1.28, every block decoding back to itself.
+#[test]
+fn fpexp_reaches_the_exponent_bound_on_held_out_bf16_weights() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../benchmarks/tensors/samples/digits-transformer.weights.bf16.head256.trace.zst");
+    let out = memzip(&[
+        "analyze",
+        sample.to_str().unwrap(),
+        "--codecs",
+        "none,fpexp",
+        "--no-shannon",
+        "--verify",
+        "--element-format",
+        "bf16",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = &json["traces"][0];
+    let fpexp = &trace["codecs"][1];
+    assert_eq!((fpexp["codec"].as_str(), fpexp["verified_blocks"].as_u64()), (Some("fpexp"), Some(256)));
+    let bound = trace["float_bounds"]["exponent"]["ideal_ratio"].as_f64().unwrap();
+    let raw = fpexp["raw_compression_ratio"].as_f64().unwrap();
+    let effective = fpexp["effective_compression_ratio"].as_f64().unwrap();
+    assert!(raw >= 0.95 * bound, "raw CR {raw} against the bound {bound}");
+    assert!(effective >= 1.28, "effective CR {effective}");
+    // Never worse than storing the block raw.
+    let none = &trace["codecs"][0];
+    assert!(fpexp["mag_bytes"].as_u64() <= none["mag_bytes"].as_u64());
+}
