@@ -8,7 +8,7 @@
 //! offline from a profile), but over the exponent's *offset below the
 //! block's largest exponent* rather than over the exponent itself. The
 //! offset removes the tensor's scale, so one table profiled on one model
-//! serves others whose weights sit at another scale (see `design profile`).
+//! serves others whose weights sit at another scale (see "Design profile").
 //!
 //! # Element formats (knob `format`)
 //! `fp32` (1/8/23: sign/exponent/mantissa bits), `bf16` (1/8/7, the
@@ -29,7 +29,7 @@
 //! exponent), then per non-ZERO element in address order its sign and
 //! mantissa (1 + mantissa bits). Table 0 is the design profile's code;
 //! table 1 is the same profile with ZERO as frequent as everything else
-//! together (a 1-bit ZERO code, every other code one bit longer), for the
+//! together (a 1-bit ZERO code, every other code about one bit longer), for the
 //! tensors where zeros dominate (activations after ReLU, sparse gradients).
 //! The compressor sizes the block under both tables and keeps the shorter.
 //!
@@ -119,8 +119,9 @@ const FORMAT_ACCEPTS: &str = "bf16 (default), fp16, fp32, e4m3 or e5m2";
 /// costs one E2MC8 symbol's energy (the E2MC paper, Table III: 4.01 mW /
 /// 1.54 GHz = 2.60 pJ to compress, 11.91 mW / 0.91 GHz = 13.09 pJ to
 /// decompress) per element of the default format, bf16 (64 at 128 bytes:
-/// 167 and 838 pJ). Sign and mantissa bits only move; the speculative
-/// decoder's per-position length comparators are not counted apart.
+/// 167 and 838 pJ; the `-memzip_energy_e2mc_*_pj_per_symbol` flags replace
+/// the per-symbol figures here too). Sign and mantissa bits only move; the
+/// speculative decoder's per-position length comparators are not counted apart.
 fn energy(params: &EnergyParams, block_bits: usize) -> CodecEnergy {
     let elements = block_bits / FloatFormat::Bf16.width_bits() as usize;
     super::e2mc::energy(8, params, elements * 8)
