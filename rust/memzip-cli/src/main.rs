@@ -13,6 +13,7 @@ use memzip::codec::registry::codec_names;
 use memzip_study::analyze::{self, AnalyzeOptions, AnalyzeReport, OfflineTable};
 use memzip_study::bench;
 use memzip_study::files::write_atomically;
+use memzip_study::float_bounds::ElementFormat;
 use memzip_study::gpu::Gpu;
 use memzip_study::manifest::{find_repo, repo_root};
 use memzip_study::profile::{self, ProfileOptions};
@@ -310,6 +311,11 @@ struct AnalyzeArgs {
     /// Distinct 32-bit values counted for the 32-bit bound before counting stops (bounds memory).
     #[arg(long, default_value_t = shannon::DEFAULT_MAX_DISTINCT)]
     shannon_max_distinct: usize,
+    /// What the blocks hold (fp32, bf16, fp16, e4m3, e5m2, int8): adds the tensor bounds, the
+    /// order-0 entropy of the whole value and of the exponent field (sign and mantissa raw),
+    /// and fpexp's symbol profile.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<ElementFormat>())]
+    element_format: Option<ElementFormat>,
     /// Decompress every block and check it equals the original.
     #[arg(long)]
     verify: bool,
@@ -407,6 +413,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<(), String> {
     options.e2mc_self_profile = args.e2mc_offline;
     options.shannon_bits = if args.no_shannon { Vec::new() } else { args.shannon_bits.clone() };
     options.shannon_max_distinct = args.shannon_max_distinct;
+    options.element_format = args.element_format;
     if let Some(path) = &args.e2mc_table {
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read E2MC table: {e}", path.display()))?;

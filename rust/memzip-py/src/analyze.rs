@@ -10,6 +10,7 @@ use memzip::codec::cost_profile::CostProfile;
 use memzip_study::analyze::{
     self, split_codec_list, AnalyzeError, AnalyzeOptions, AnalyzeReport, DEFAULT_CHUNK_BLOCKS, DEFAULT_SAMPLE_BLOCKS,
 };
+use memzip_study::float_bounds::ElementFormat;
 use memzip_study::shannon::DEFAULT_MAX_DISTINCT;
 use pyo3::prelude::*;
 
@@ -38,7 +39,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyo3(signature = (
     paths, codecs=None, mag_bytes=32, include_reads=false, sample_blocks=DEFAULT_SAMPLE_BLOCKS,
     e2mc_table=None, verify=false, shannon_bits=Vec::new(), shannon_max_distinct=DEFAULT_MAX_DISTINCT,
-    chunk_blocks=DEFAULT_CHUNK_BLOCKS, e2mc_offline=false, costs="memzip"
+    chunk_blocks=DEFAULT_CHUNK_BLOCKS, e2mc_offline=false, costs="memzip", element_format=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn analyze_json(
@@ -55,6 +56,7 @@ fn analyze_json(
     chunk_blocks: usize,
     e2mc_offline: bool,
     costs: &str,
+    element_format: Option<&str>,
 ) -> PyResult<String> {
     guard(|| {
         // As the CLI: no list means every codec; a list entry may hold
@@ -73,6 +75,7 @@ fn analyze_json(
         options.shannon_max_distinct = shannon_max_distinct;
         options.chunk_blocks = chunk_blocks.max(1);
         options.e2mc_self_profile = e2mc_offline;
+        options.element_format = element_format.map(str::parse::<ElementFormat>).transpose().map_err(value_error)?;
         if let Some(path) = &e2mc_table {
             options.e2mc_table = Some(load_table(path)?);
         }

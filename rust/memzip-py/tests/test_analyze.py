@@ -196,3 +196,17 @@ def test_load_runs_reads_multi_gpu_runs(cli):
         assert row["dram_bytes"] == int(want["dram_bytes"])
         assert math.isclose(row["speedup"], float(want["speedup"]))
     assert rows[1]["speedup"] > 1.0 and rows[1]["dram_percent_of_none"] < 100.0
+
+
+def test_element_format_adds_the_cli_bounds(cli, trace_path):
+    code, out, err = cli("analyze", trace_path, "--codecs", "none", "--json", "-", "--no-shannon",
+                         "--element-format", "bf16")
+    assert code == 0, err
+    expected = json.loads(out)["traces"][0]["float_bounds"]
+    report = memzip.analyze_report(trace_path, codecs="none", element_format="bf16")
+    bounds = report["traces"][0]["float_bounds"]
+    assert bounds == expected
+    assert bounds["format"] == "bf16" and bounds["exponent"]["exponent_bits"] == 8
+    assert "float_bounds" not in memzip.analyze_report(trace_path, codecs="none")["traces"][0]
+    with pytest.raises(ValueError, match="'fp64'"):
+        memzip.analyze_report(trace_path, codecs="none", element_format="fp64")

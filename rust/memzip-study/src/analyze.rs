@@ -41,6 +41,7 @@ use serde::Serialize;
 use crate::blocks::{open_trace, stream_blocks, Chunk};
 pub use crate::blocks::{KindCounts, DEFAULT_CHUNK_BLOCKS};
 pub use crate::error::AnalyzeError;
+use crate::float_bounds::{self, ElementFormat, FloatBounds, FloatBoundsRun};
 use crate::profile::{profile, ProfileOptions};
 use crate::shannon::{ShannonResult, ShannonRun, DEFAULT_MAX_DISTINCT, SYMBOL_BITS};
 use crate::text::{fmt_opt, Align, Table};
@@ -78,6 +79,9 @@ pub struct AnalyzeOptions {
     pub shannon_bits: Vec<u32>,
     /// Cap on distinct 32-bit values counted for the 32-bit bound.
     pub shannon_max_distinct: usize,
+    /// What the blocks hold, for the tensor bounds (`float_bounds`);
+    /// `None`: not computed.
+    pub element_format: Option<ElementFormat>,
 }
 
 /// An E2MC code table (offline probabilities), shared by every codec of its
@@ -120,6 +124,7 @@ impl AnalyzeOptions {
             verify: false,
             shannon_bits: SYMBOL_BITS.to_vec(),
             shannon_max_distinct: DEFAULT_MAX_DISTINCT,
+            element_format: None,
         }
     }
 
@@ -203,6 +208,9 @@ pub struct TraceAnalysis {
     pub codecs: Vec<CodecResult>,
     /// The Shannon bound of the analysed blocks per symbol length.
     pub shannon: Vec<ShannonResult>,
+    /// The tensor bounds, with `element_format`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub float_bounds: Option<FloatBounds>,
 }
 
 /// Sums over the blocks one codec stored.
@@ -389,6 +397,7 @@ impl CodecRun {
 enum Task {
     Codec(Box<CodecRun>),
     Shannon(Box<ShannonRun>),
+    Float(Box<FloatBoundsRun>),
 }
 
 impl Task {
@@ -396,6 +405,10 @@ impl Task {
         match self {
             Task::Codec(run) => run.feed(chunk),
             Task::Shannon(run) => {
+                chunk.blocks().for_each(|(_, block)| run.feed(block));
+                Ok(())
+            }
+            Task::Float(run) => {
                 chunk.blocks().for_each(|(_, block)| run.feed(block));
                 Ok(())
             }
@@ -455,16 +468,21 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
     for &bits in &options.shannon_bits {
         tasks.push(Task::Shannon(Box::new(ShannonRun::new(bits, options.shannon_max_distinct)?)));
     }
+    if let Some(format) = options.element_format {
+        tasks.push(Task::Float(Box::new(FloatBoundsRun::new(format, geometry, options.shannon_max_distinct)?)));
+    }
     let (counts, blocks) = stream_blocks(path, reader, options.include_reads, options.chunk_blocks, |chunk| {
         tasks.par_iter_mut().try_for_each(|task| task.feed(chunk))
     })?;
 
     let mut codecs = Vec::new();
     let mut shannon = Vec::new();
+    let mut float_bounds = None;
     for task in tasks {
         match task {
             Task::Codec(run) => codecs.push(run.finish()),
             Task::Shannon(run) => shannon.push(run.finish()),
+            Task::Float(run) => float_bounds = Some(run.finish()),
         }
     }
     Ok(TraceAnalysis {
@@ -476,12 +494,13 @@ pub fn analyze_trace(path: &Path, options: &AnalyzeOptions) -> Result<TraceAnaly
         blocks,
         codecs,
         shannon,
+        float_bounds,
     })
 }
 
 /// Analyses each trace in turn (each with fresh codecs: one trace is one run).
 pub fn analyze<P: AsRef<Path>>(paths: &[P], options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, AnalyzeError> {
-    if options.codecs.is_empty() && options.shannon_bits.is_empty() {
+    if options.codecs.is_empty() && options.shannon_bits.is_empty() && options.element_format.is_none() {
         return Err(AnalyzeError::nothing("nothing to analyse: no codecs and no Shannon bound"));
     }
     if let Some(table) = &options.e2mc_table {
@@ -541,6 +560,9 @@ pub fn render_text(analysis: &TraceAnalysis) -> String {
     out.push_str(&table.render());
     out.push_str(&sampling_note(&analysis.codecs));
     out.push_str(&shannon_text(&analysis.shannon));
+    if let Some(bounds) = &analysis.float_bounds {
+        out.push_str(&float_bounds::render(bounds));
+    }
     out
 }
 

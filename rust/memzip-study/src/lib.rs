@@ -27,6 +27,7 @@ pub mod blocks;
 pub mod bounds;
 pub mod error;
 pub mod files;
+pub mod float_bounds;
 pub mod gpu;
 pub mod manifest;
 pub mod output_error;

@@ -108,10 +108,13 @@ def analyze_report(
     chunk_blocks: int = 4096,
     e2mc_offline: bool = False,
     costs: str = "memzip",
+    element_format: Optional[str] = None,
 ) -> dict:
     """``memzip analyze --json`` as a dict: the options and, under
     ``"traces"``, one entry per trace (records by kind, per-codec results,
-    Shannon bounds). The arguments are those of :func:`analyze`."""
+    Shannon bounds). The arguments are those of :func:`analyze`;
+    ``element_format`` (``fp32, bf16, fp16, e4m3, e5m2, int8``) adds each
+    trace's tensor bounds under ``"float_bounds"``, as ``--element-format``."""
     if isinstance(codecs, str):
         codecs = [codecs]
     text = _memzip.analyze_json(
@@ -126,6 +129,7 @@ def analyze_report(
         chunk_blocks=chunk_blocks,
         e2mc_offline=e2mc_offline,
         costs=costs,
+        element_format=element_format,
     )
     return json.loads(text)
 

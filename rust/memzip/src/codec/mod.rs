@@ -18,6 +18,7 @@ pub mod cpack;
 pub mod declaration;
 pub mod e2mc;
 pub mod fpc;
+pub mod fpexp;
 pub mod latency_knobs;
 pub mod mag_bdi;
 pub mod none;

@@ -22,8 +22,9 @@ use crate::mc::energy::{CodecEnergy, EnergyParams};
 /// ABI's `memzip_codec_names`, the simulator flag's help, MGPUSim's
 /// `Names()`), so it is chosen, not accidental: the baseline first; then the
 /// papers' codecs from the simplest hardware to the most elaborate (BDI and
-/// its MAG-aware form, FPC, C-Pack, BPC, E2MC by symbol length); then the
-/// lossy SLC, which builds on E2MC16; the adaptive selector last, since it
+/// its MAG-aware form, FPC, C-Pack, BPC, E2MC by symbol length), then
+/// fpexp (floating-point blocks, E2MC-style codes over exponent fields); then
+/// the lossy SLC, which builds on E2MC16; the adaptive selector last, since it
 /// picks among the codecs above. A new codec goes where its rows should
 /// appear; the golden tests then ask for its rows to be blessed.
 pub const REGISTERED: &[&[Declaration]] = &[
@@ -34,6 +35,7 @@ pub const REGISTERED: &[&[Declaration]] = &[
     super::cpack::DECLARATIONS,
     super::bpc::DECLARATIONS,
     super::e2mc::DECLARATIONS,
+    super::fpexp::DECLARATIONS,
     super::slc::DECLARATIONS,
     super::adaptive::DECLARATIONS,
 ];

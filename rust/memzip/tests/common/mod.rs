@@ -15,6 +15,10 @@ pub const KNOB_VARIANTS: &[(&str, &[(&str, &str)])] = &[
     ("e2mc8", &[("pdw", "8")]),
     ("e2mc16", &[("pdw", "1")]),
     ("e2mc32", &[("pdw", "2"), ("mfv", "64")]),
+    ("fpexp", &[("format", "fp32")]),
+    ("fpexp", &[("format", "fp16")]),
+    ("fpexp", &[("format", "e4m3")]),
+    ("fpexp", &[("format", "e5m2")]),
 ];
 
 /// (name, knobs): every registered codec at its defaults, in registry order,
