@@ -90,29 +90,7 @@ pub struct Run {
 /// sectors into a compressed line reads the rest first (read-modify-write)
 /// or stores the line raw (raw fallbacks). The GTX580's whole-line requests
 /// never do either: its runs count zeros.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PartialCounters {
-    /// Partial reads, and those of compressed lines.
-    pub reads: u64,
-    pub compressed_reads: u64,
-    /// Bursts a partial read fetched beyond the sectors asked for.
-    pub overfetch_bursts: u64,
-    /// Partial write-backs.
-    pub writes: u64,
-    /// Read-modify-write: the reads, their bursts and bytes.
-    pub rmw_reads: u64,
-    pub rmw_read_bursts: u64,
-    pub rmw_read_bytes: u64,
-    /// Partial write-backs stored raw instead.
-    pub raw_fallbacks: u64,
-}
-
-impl PartialCounters {
-    /// Whether the run paid anything for partial requests.
-    pub fn any_cost(&self) -> bool {
-        self.overfetch_bursts > 0 || self.rmw_read_bursts > 0 || self.raw_fallbacks > 0
-    }
-}
+pub use memzip::mc::PartialStats as PartialCounters;
 
 /// What a run's codec compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -50,8 +50,7 @@ use crate::codec::{Codec, CompressedBlock, EncodingId, Latency, UNCOMPRESSED};
 use crate::error::{CodecError, ConfigError};
 use crate::geometry::Geometry;
 
-// Requests for part of a block: more methods of `MemoryController`.
-mod partial;
+mod partial; // requests for part of a block: more methods of `MemoryController`
 use super::partial_request::PartialWrites;
 
 /// When the codec's online sampling phase ends (E2MC learns its symbol
@@ -86,8 +85,7 @@ pub struct McOptions {
     pub mdc: MdcConfig,
     /// The codec's online sampling phase, if it has one.
     pub sampling: SamplingWindow,
-    /// What a write-back of part of a compressed block does
-    /// (`-memzip_partial_writes`, `controller/partial.rs`).
+    /// A partial write of a compressed block (`-memzip_partial_writes`).
     pub partial_writes: PartialWrites,
 }
 
@@ -135,11 +133,9 @@ pub struct WriteOutcome {
     /// The block is stored approximated (a lossy codec, approximable data):
     /// it reads back as the approximation, not as the bytes written.
     pub approximated: bool,
-    /// A write of part of a block (`controller/partial.rs`): bursts read first to
-    /// rebuild the whole block (read-modify-write), else 0.
+    /// A partial write's read-modify-write: bursts read back first, and
+    /// their decompression before the write (0, 0 without one).
     pub rmw_read_bursts: usize,
-    /// Decompression of the block read back for that, before the write
-    /// (0 when it was stored raw or nothing was read).
     pub rmw_decompress_cycles: u32,
 }
 
@@ -163,8 +159,7 @@ pub struct ReadOutcome {
     pub metadata_writeback_bytes: usize,
     /// False when the block was never written nor copied.
     pub was_written: bool,
-    /// A read of part of a block (`controller/partial.rs`) stored compressed fetches the
-    /// whole stored block: the bursts beyond what the request asked for.
+    /// Bursts fetched beyond those asked for (a partial read of a compressed block).
     pub overfetch_bursts: usize,
 }
 
@@ -411,28 +406,42 @@ impl MemoryController {
             Some(block) => (block.encoding, block.burst_count as usize),
             None => (UNCOMPRESSED, self.geometry.block_bursts()),
         };
+        self.finish_read(stored, encoding, burst_count, self.geometry.block_bursts(), metadata)
+    }
+
+    /// Counts a read (whole or partial) of `bursts` bursts of a block stored as
+    /// `encoding`, `asked` of them the request's own; what it costs.
+    fn finish_read(
+        &mut self,
+        stored: Option<StoredBlock>,
+        encoding: EncodingId,
+        bursts: usize,
+        asked: usize,
+        metadata: MetadataOutcome,
+    ) -> ReadOutcome {
         let decompress_cycles = self.decompress_cycles(encoding);
         let name = self.encoding_name(encoding).to_string();
+        let decompressor = (encoding != UNCOMPRESSED).then(|| self.decompressor_of(encoding));
+        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
+        let read_pj = self.energy.read_bursts_pj(bursts);
         let stats = &mut self.stats;
         *stats.reads_by_encoding.entry(name).or_insert(0) += 1;
         stats.unwritten_reads += stored.is_none() as u64;
-        stats.dram_reads.record(burst_count, self.geometry.block_bursts(), self.geometry.mag_bytes());
+        stats.dram_reads.record(bursts, asked, self.geometry.mag_bytes());
         stats.decompress_cycles += decompress_cycles as u64;
-        let decompressor = (encoding != UNCOMPRESSED).then(|| self.decompressor_of(encoding));
-        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
-        self.stats.energy.decompress_pj += decompress_pj;
-        self.stats.energy.dram_read_pj += self.energy.read_bursts_pj(burst_count);
+        stats.energy.decompress_pj += decompress_pj;
+        stats.energy.dram_read_pj += read_pj;
         ReadOutcome {
             encoding,
-            burst_count,
-            dram_bytes: burst_count * self.geometry.mag_bytes(),
+            burst_count: bursts,
+            dram_bytes: bursts * self.geometry.mag_bytes(),
             decompress_cycles,
             metadata_cycles: metadata.cycles,
             metadata_miss: metadata.miss,
             metadata_fetch_bytes: metadata.fetch_bytes,
             metadata_writeback_bytes: metadata.writeback_bytes,
             was_written: stored.is_some(),
-            overfetch_bursts: 0,
+            overfetch_bursts: bursts.saturating_sub(asked),
         }
     }
 

@@ -304,6 +304,11 @@ pub struct PartialStats {
 }
 
 impl PartialStats {
+    /// Whether the requests cost anything beyond their bytes.
+    pub fn any_cost(&self) -> bool {
+        self.overfetch_bursts > 0 || self.rmw_read_bursts > 0 || self.raw_fallbacks > 0
+    }
+
     pub fn merge(&mut self, other: &PartialStats) {
         self.reads += other.reads;
         self.compressed_reads += other.compressed_reads;

@@ -80,46 +80,12 @@ impl MemoryController {
             Some(b) if b.encoding != UNCOMPRESSED => (b.encoding, b.burst_count as usize),
             _ => (UNCOMPRESSED, asked),
         };
-        let overfetch = bursts.saturating_sub(asked);
-        let decompress_cycles = self.decompress_cycles(encoding);
-        self.count_partial_read(encoding, bursts, asked, decompress_cycles, stored.is_none());
+        let outcome = self.finish_read(stored, encoding, bursts, asked, metadata);
         let stats = &mut self.stats.partial;
         stats.reads += 1;
         stats.compressed_reads += (encoding != UNCOMPRESSED) as u64;
-        stats.overfetch_bursts += overfetch as u64;
-        ReadOutcome {
-            encoding,
-            burst_count: bursts,
-            dram_bytes: bursts * self.geometry.mag_bytes(),
-            decompress_cycles,
-            metadata_cycles: metadata.cycles,
-            metadata_miss: metadata.miss,
-            metadata_fetch_bytes: metadata.fetch_bytes,
-            metadata_writeback_bytes: metadata.writeback_bytes,
-            was_written: stored.is_some(),
-            overfetch_bursts: overfetch,
-        }
-    }
-
-    fn count_partial_read(
-        &mut self,
-        encoding: u8,
-        bursts: usize,
-        asked: usize,
-        decompress_cycles: u32,
-        unwritten: bool,
-    ) {
-        let name = self.encoding_name(encoding).to_string();
-        let decompressor = (encoding != UNCOMPRESSED).then(|| self.decompressor_of(encoding));
-        let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
-        let read_pj = self.energy.read_bursts_pj(bursts);
-        let stats = &mut self.stats;
-        *stats.reads_by_encoding.entry(name).or_insert(0) += 1;
-        stats.unwritten_reads += unwritten as u64;
-        stats.dram_reads.record(bursts, asked, self.geometry.mag_bytes());
-        stats.decompress_cycles += decompress_cycles as u64;
-        stats.energy.decompress_pj += decompress_pj;
-        stats.energy.dram_read_pj += read_pj;
+        stats.overfetch_bursts += outcome.overfetch_bursts as u64;
+        outcome
     }
 
     /// A DRAM write of part of the block at `addr`; `bytes` is the whole
