@@ -97,6 +97,9 @@ func Run(opts Options) (*Result, error) {
 		Benchmark: "mgpusim/" + w.Name, Sizes: sizes, Simulator: Simulator, GPUs: cfg.GPUs,
 		Fabric: cfg.Fabric, Verify: opts.Compression.Verify && opts.Compression.Enabled(),
 	}
+	if cfg.Fabric == platform.FabricBus {
+		rec.CodecModel = cfg.Bus.CodecModel()
+	}
 	hook, err := linkcompress.Install(p, opts.Compression, func(msg string) { stop(opts.OutDir, rec, msg) })
 	if err != nil {
 		return nil, err
@@ -199,8 +202,11 @@ func statsOf(p *platform.Platform, hook *linkcompress.Hook, res *Result, pjPerBi
 	}
 	if p.Bus != nil {
 		total := p.Bus.Stats().Total()
+		cfg := p.Bus.Config()
 		s.Fabric = &FabricReport{
-			BytesPerCycle: p.Bus.Config().BytesPerCycle, BufferBytes: p.Bus.Config().BufferBytes,
+			BytesPerCycle: cfg.BytesPerCycle, BufferBytes: cfg.BufferBytes,
+			BufferLanes:          "requests and responses, sharing each buffer",
+			ResponseReserveBytes: cfg.ResponseReserveBytes, CodecModel: cfg.CodecModel(),
 			Total: total, Pairs: p.Bus.Stats().Pairs(),
 		}
 		s.Energy.FabricPJ = pjPerBit * 8 * float64(total.Bytes)

@@ -17,18 +17,21 @@ const Simulator = "mgpusim-v4.2.0"
 // gpgpu-sim runs use (program, codec, simulator, cycles, output_ok, ...)
 // plus the multi-GPU platform's.
 type RunRecord struct {
-	Codec          string         `json:"codec"`
-	CodecResolved  string         `json:"codec_resolved,omitempty"`
-	Program        string         `json:"program"`
-	Benchmark      string         `json:"benchmark"`
-	Sizes          map[string]int `json:"sizes"`
-	Simulator      string         `json:"simulator"`
-	GPUs           int            `json:"gpus"`
-	Fabric         string         `json:"fabric"`
-	ExitStatus     int            `json:"exit_status"`
-	Cycles         uint64         `json:"cycles"`
-	KernelCycles   uint64         `json:"kernel_cycles"`
-	KernelLaunches int            `json:"kernel_launches"`
+	Codec         string         `json:"codec"`
+	CodecResolved string         `json:"codec_resolved,omitempty"`
+	Program       string         `json:"program"`
+	Benchmark     string         `json:"benchmark"`
+	Sizes         map[string]int `json:"sizes"`
+	Simulator     string         `json:"simulator"`
+	GPUs          int            `json:"gpus"`
+	Fabric        string         `json:"fabric"`
+	// CodecModel is how compression latency was modelled (-compressors,
+	// -codec-interval): one unit per GPU or unlimited.
+	CodecModel     string `json:"codec_model,omitempty"`
+	ExitStatus     int    `json:"exit_status"`
+	Cycles         uint64 `json:"cycles"`
+	KernelCycles   uint64 `json:"kernel_cycles"`
+	KernelLaunches int    `json:"kernel_launches"`
 	// TotalCycles runs to the end of the benchmark's last command (copies
 	// included). MGPUSim's driver takes host commands from another
 	// goroutine, so when a command enters can move by a few cycles from run
@@ -55,10 +58,15 @@ type Energy struct {
 
 // FabricReport is the bus's account (FabricBus only).
 type FabricReport struct {
-	BytesPerCycle int                  `json:"bytes_per_cycle"`
-	BufferBytes   int                  `json:"buffer_bytes"`
-	Total         fabric.Traffic       `json:"total"`
-	Pairs         []fabric.PairTraffic `json:"pairs"`
+	BytesPerCycle int `json:"bytes_per_cycle"`
+	// BufferBytes is each input and output buffer, shared by its request
+	// and response lanes; requests leave ResponseReserveBytes of it.
+	BufferBytes          int                  `json:"buffer_bytes"`
+	BufferLanes          string               `json:"buffer_lanes"`
+	ResponseReserveBytes int                  `json:"response_reserve_bytes"`
+	CodecModel           string               `json:"codec_model"`
+	Total                fabric.Traffic       `json:"total"`
+	Pairs                []fabric.PairTraffic `json:"pairs"`
 }
 
 // StatsRecord is stats.json.

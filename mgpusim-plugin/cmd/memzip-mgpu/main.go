@@ -86,7 +86,10 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	fs.IntVar(&pc.GPUs, "gpus", pc.GPUs, "number of GPUs")
 	fs.StringVar(&pc.Fabric, "fabric", pc.Fabric, "fabric: bus (the paper's) or pcie (MGPUSim's own platform)")
 	fs.IntVar(&pc.Bus.BytesPerCycle, "bus-bytes-per-cycle", pc.Bus.BytesPerCycle, "bus bandwidth, bytes per 1 GHz cycle")
-	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer")
+	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer (shared by requests and responses)")
+	fs.IntVar(&pc.Bus.ResponseReserveBytes, "bus-response-reserve", pc.Bus.ResponseReserveBytes, "bytes of each buffer requests leave to responses")
+	compressors := fs.String("compressors", "one", "compressors and decompressors: one per GPU (the paper's) or unlimited (every message its own: latencies overlap)")
+	fs.IntVar(&pc.Bus.CodecIntervalCycles, "codec-interval", 0, "initiation interval of each GPU's compressor and decompressor in cycles (0: a message's own latency, not pipelined)")
 	fs.IntVar(&pc.MemoryBanks, "memory-banks", pc.MemoryBanks, "L2 banks and DRAM channels per GPU (bus platform)")
 	fs.BoolVar(&pc.Parallel, "parallel", false, "Akita's parallel engine")
 	fs.BoolVar(&pc.InterleavePages, "interleave-pages", pc.InterleavePages,
@@ -129,6 +132,13 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 		lc.Costs = memzip.CostsDefault
 	default:
 		return opts, fmt.Errorf("-costs %q: expected paper004 or memzip", *costs)
+	}
+	switch *compressors {
+	case "one":
+	case "unlimited":
+		pc.Bus.UnlimitedCodecs = true
+	default:
+		return opts, fmt.Errorf("-compressors %q: expected one or unlimited", *compressors)
 	}
 	if opts.FabricPJPerBit < 0 {
 		return opts, fmt.Errorf("-fabric-pj-per-bit %g: expected a non-negative number", opts.FabricPJPerBit)
