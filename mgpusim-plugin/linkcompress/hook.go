@@ -15,9 +15,11 @@
 //     shrinks the message's TrafficBytes, what every Akita fabric charges
 //     link time by, to the header plus the byte-aligned algorithm field and
 //     compressed payload;
-//   - on delivery, with Verify, it decompresses with the receiver's
-//     decompressor and checks the result against the payload (the
-//     simulator has moved the data itself; decoding it is the check);
+//   - on delivery it decompresses with the receiver's decompressor and
+//     hands the decoded block to the receiver in place of the sender's
+//     bytes, so a wrong decode reaches the program (and its output check);
+//     with Verify it also compares the block with the sender's payload and
+//     stops the run at the first difference;
 //   - the fabric asks it (fabric.EdgeDelays) how long each message spent in
 //     the compressor and will spend in the decompressor.
 //
@@ -48,6 +50,10 @@ type Config struct {
 	AlgFieldBits int
 	Verify       bool   // decompress every message and compare with its payload
 	TracePath    string // write every payload to a memzip trace, or ""
+	// CorruptPayload flips the last bit of the compressed bitstream of the
+	// Nth whole-block payload sent (1-based; 0: none): a fault injection for
+	// the tests, which check that -verify and the output check catch it.
+	CorruptPayload uint64
 	// HookNone installs the hook even for codec "none" without a trace
 	// (every payload goes through memzip's none codec, raw, with no
 	// algorithm field): it must change no cycle, and it measures what the
@@ -103,6 +109,7 @@ type Hook struct {
 	free      []*record
 	readAddrs map[string]uint64 // read request ID -> address, to name a data-ready payload's block
 	stats     Stats
+	sentFull  uint64 // whole-block payloads sent (for CorruptPayload)
 	trace     *memzip.Trace
 	traceErr  error
 }
@@ -263,6 +270,11 @@ func (h *Hook) onSend(g *gpuSide, msg sim.Msg) {
 			return
 		}
 		h.writeTrace(kind, g.index, address, data)
+		h.sentFull++
+		if h.sentFull == h.cfg.CorruptPayload && r.info.CompressedBits > 0 {
+			last := (r.info.CompressedBits - 1) / 8
+			r.payload[last] ^= 0x80 >> ((r.info.CompressedBits - 1) % 8)
+		}
 	} else {
 		r.info = memzip.BlockInfo{CompressedBits: uint32(8 * len(data))}
 	}
@@ -297,16 +309,48 @@ func (h *Hook) onReceive(g *gpuSide, msg sim.Msg) {
 	delete(h.inFlight, msg.Meta().ID)
 	defer h.release(r)
 	h.stats.received(r)
-	if !h.cfg.Verify || !r.full {
-		return // the simulator moved the data itself; decoding it is the check
+	if !r.full {
+		return // a partial block travels raw: the receiver has the sender's bytes
 	}
+	decoded := make([]byte, h.cfg.BlockBytes) // the receiver keeps it: not from the pool
 	n := r.info.PayloadBytes()
-	if err := g.decompressor.Verify(r.payload[:n], r.info.Encoding, r.info.CompressedBits, r.original); err != nil {
-		h.fail(fmt.Sprintf("memzip verify: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
+	if err := g.decompressor.Decompress(r.payload[:n], r.info.Encoding, r.info.CompressedBits, decoded); err != nil {
+		h.fail(fmt.Sprintf("memzip decode: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
 			r.kind, r.src, r.dst, r.address, h.cfg.Codec, err))
 		return
 	}
-	h.stats.Verified++
+	if h.cfg.Verify {
+		if i := firstDifference(decoded, r.original); i >= 0 {
+			h.fail(fmt.Sprintf("memzip verify: a %s payload from GPU %d to GPU %d at address %#x decoded with %s differs from the sent block at byte %d (%#02x, sent %#02x)",
+				r.kind, r.src, r.dst, r.address, h.cfg.Codec, i, decoded[i], r.original[i]))
+			return
+		}
+		h.stats.Verified++
+	}
+	setPayload(msg, decoded)
+}
+
+// firstDifference is the first index where a and b differ, or -1.
+func firstDifference(a, b []byte) int {
+	for i := range a {
+		if i >= len(b) || a[i] != b[i] {
+			return i
+		}
+	}
+	if len(b) > len(a) {
+		return len(a)
+	}
+	return -1
+}
+
+// setPayload gives the receiver the decoded block as the message's data.
+func setPayload(msg sim.Msg, data []byte) {
+	switch m := msg.(type) {
+	case *mem.WriteReq:
+		m.Data = data
+	case *mem.DataReadyRsp:
+		m.Data = data
+	}
 }
 
 func (h *Hook) newRecord(kind Kind, src, dst int, address uint64, raw int) *record {
