@@ -42,11 +42,13 @@ import (
 type Config struct {
 	Codec      string       // memzip codec spec; "none" installs nothing
 	Costs      memzip.Costs // latency defaults (the paper's Table III for the fabric)
+	Sizes      Sizes        // headers and BDI sizes (the paper's Fig. 4 and Table II for the fabric)
 	TablePath  string       // offline E2MC table, or ""
 	BlockBytes int          // payloads of this size are compressed (MGPUSim's 64-byte lines)
 	// AlgFieldBits is the header field naming the algorithm (Fig. 4's
-	// "Comp Alg (4b)"); it travels with every payload message, compressed
-	// or not, and is what a codec costs a message it cannot shrink.
+	// "Comp Alg (4b)"); under SizesMGPUSim it is added to every payload
+	// message, compressed or not, and is what a codec costs a message it
+	// cannot shrink; under SizesPaper004 the header holds it.
 	AlgFieldBits int
 	Verify       bool   // decompress every message and compare with its payload
 	TracePath    string // write every payload to a memzip trace, or ""
@@ -63,12 +65,15 @@ type Config struct {
 
 // PaperConfig is the paper's compression layer for a codec spec.
 func PaperConfig(codec string) Config {
-	return Config{Codec: codec, Costs: memzip.CostsPaper004, BlockBytes: 64, AlgFieldBits: 4}
+	return Config{Codec: codec, Costs: memzip.CostsPaper004, Sizes: SizesPaper004, BlockBytes: 64, AlgFieldBits: 4}
 }
 
 // Enabled says whether the config installs the hook: for a codec, for a
-// payload trace, or on request.
-func (c Config) Enabled() bool { return c.HookNone || c.TracePath != "" || !c.isNone() }
+// payload trace, for the paper's header sizes (none included, so that none
+// and the codecs carry the same headers), or on request.
+func (c Config) Enabled() bool {
+	return c.HookNone || c.TracePath != "" || !c.isNone() || c.Sizes == SizesPaper004
+}
 
 func (c Config) isNone() bool { return c.Codec == "" || c.Codec == "none" }
 
@@ -89,11 +94,15 @@ type record struct {
 	src, dst int // GPU ids
 	address  uint64
 	info     memzip.BlockInfo
-	wire     int  // payload bytes on the link (algorithm field included)
-	raw      int  // payload bytes before compression
-	full     bool // a whole block: compressed (other sizes travel raw)
-	payload  []byte
-	original []byte // the message's data (Verify)
+	// chargedBits is the payload's size as the link charges it (Sizes:
+	// memzip's bitstream, or Table II's BDI sizes); info.CompressedBits is
+	// the bitstream the decoder reads.
+	chargedBits uint32
+	wire        int  // payload bytes on the link (algorithm field included)
+	raw         int  // payload bytes before compression
+	full        bool // a whole block: compressed (other sizes travel raw)
+	payload     []byte
+	original    []byte // the message's data (Verify)
 }
 
 // Hook is the installed compression layer.
@@ -109,6 +118,7 @@ type Hook struct {
 	free      []*record
 	readAddrs map[string]uint64 // read request ID -> address, to name a data-ready payload's block
 	stats     Stats
+	charge    bitCharge
 	sentFull  uint64 // whole-block payloads sent (for CorruptPayload)
 	trace     *memzip.Trace
 	traceErr  error
@@ -123,8 +133,8 @@ func Install(p *platform.Platform, cfg Config, fail Failure) (*Hook, error) {
 		return nil, nil
 	}
 	if cfg.isNone() {
-		// Without compression there is no algorithm to name: the messages
-		// keep MGPUSim's sizes, so the run's timing is MGPUSim's.
+		// Without compression there is no algorithm to name: the payloads
+		// keep their size (under SizesMGPUSim the run's timing is MGPUSim's).
 		cfg.Codec, cfg.AlgFieldBits = "none", 0
 	}
 	h := &Hook{
@@ -148,6 +158,7 @@ func Install(p *platform.Platform, cfg Config, fail Failure) (*Hook, error) {
 		}
 	}
 	h.stats.init(len(p.RDMAs), h.gpus[0].compressor)
+	h.charge = newBitCharge(cfg.Sizes, h.gpus[0].compressor)
 	if cfg.TracePath != "" {
 		t, err := memzip.CreateTrace(cfg.TracePath, cfg.BlockBytes)
 		if err != nil {
@@ -247,13 +258,15 @@ func payloadOf(msg sim.Msg) (kind Kind, data []byte, address uint64, ok bool) {
 }
 
 func (h *Hook) onSend(g *gpuSide, msg sim.Msg) {
-	kind, data, address, ok := payloadOf(msg)
-	if !ok {
-		return
-	}
 	dst, toGPU := h.byPort[msg.Meta().Dst]
 	if !toGPU {
 		return // not between GPUs: left as MGPUSim sends it
+	}
+	kind, data, address, ok := payloadOf(msg)
+	if !ok {
+		// A read request or a write acknowledgement: only its header.
+		msg.Meta().TrafficBytes = h.cfg.Sizes.headerBytes(msg, msg.Meta().TrafficBytes)
+		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -275,14 +288,16 @@ func (h *Hook) onSend(g *gpuSide, msg sim.Msg) {
 			last := (r.info.CompressedBits - 1) / 8
 			r.payload[last] ^= 0x80 >> ((r.info.CompressedBits - 1) % 8)
 		}
+		r.chargedBits = h.charge.bits(r.info.Encoding, r.info.CompressedBits)
 	} else {
 		r.info = memzip.BlockInfo{CompressedBits: uint32(8 * len(data))}
+		r.chargedBits = r.info.CompressedBits
 	}
 	if h.cfg.Verify {
 		r.original = append(r.original[:0], data...)
 	}
-	r.wire = (h.cfg.AlgFieldBits + int(r.info.CompressedBits) + 7) / 8
-	header := msg.Meta().TrafficBytes - len(data)
+	r.wire = h.cfg.Sizes.payloadWireBytes(r.chargedBits, h.cfg.AlgFieldBits)
+	header := h.cfg.Sizes.headerBytes(msg, msg.Meta().TrafficBytes-len(data))
 	msg.Meta().TrafficBytes = header + r.wire
 	h.inFlight[msg.Meta().ID] = r
 	h.stats.sent(r, header)

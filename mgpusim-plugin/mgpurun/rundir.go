@@ -27,11 +27,14 @@ type RunRecord struct {
 	Fabric        string         `json:"fabric"`
 	// CodecModel is how compression latency was modelled (-compressors,
 	// -codec-interval): one unit per GPU or unlimited.
-	CodecModel     string `json:"codec_model,omitempty"`
-	ExitStatus     int    `json:"exit_status"`
-	Cycles         uint64 `json:"cycles"`
-	KernelCycles   uint64 `json:"kernel_cycles"`
-	KernelLaunches int    `json:"kernel_launches"`
+	CodecModel string `json:"codec_model,omitempty"`
+	// Platform is the rest of the machine and the cost model as this run
+	// built them.
+	Platform       PlatformRecord `json:"platform"`
+	ExitStatus     int            `json:"exit_status"`
+	Cycles         uint64         `json:"cycles"`
+	KernelCycles   uint64         `json:"kernel_cycles"`
+	KernelLaunches int            `json:"kernel_launches"`
 	// TotalCycles runs to the end of the benchmark's last command (copies
 	// included). MGPUSim's driver takes host commands from another
 	// goroutine, so when a command enters can move by a few cycles from run
@@ -42,6 +45,22 @@ type RunRecord struct {
 	Verify      bool    `json:"verify"`
 	OutputOK    bool    `json:"output_ok"`
 	OutputCheck string  `json:"output_check"`
+}
+
+// PlatformRecord is run.json's account of the machine and the cost model,
+// so two runs' numbers can be told apart by what they assumed.
+type PlatformRecord struct {
+	InterleavePages      bool   `json:"interleave_pages"`        // 4 KB pages over the GPUs (bus only)
+	L1InvalidateAtLaunch bool   `json:"l1_invalidate_at_launch"` // GCN's acquire at each kernel start
+	L2BanksPerGPU        int    `json:"l2_banks_per_gpu"`        // and DRAM channels
+	BusBytesPerCycle     int    `json:"bus_bytes_per_cycle,omitempty"`
+	BufferBytes          int    `json:"buffer_bytes,omitempty"` // each input/output buffer, both lanes
+	ResponseReserveBytes int    `json:"response_reserve_bytes,omitempty"`
+	AlgFieldBits         int    `json:"alg_field_bits"`
+	Costs                string `json:"costs"` // -costs: the latency profile and sizes
+	LatencyProfile       string `json:"latency_profile"`
+	Sizes                string `json:"sizes"`
+	CodecModel           string `json:"codec_model"`
 }
 
 // Energy is what the fabric and the codecs spent (picojoules).
@@ -73,7 +92,7 @@ type FabricReport struct {
 type StatsRecord struct {
 	Codec  string               `json:"codec"`  // as given ("none": nothing installed)
 	Cycles uint64               `json:"cycles"` // kernel time
-	Link   *linkcompress.Report `json:"link"`   // nil under "none": nothing compressed
+	Link   *linkcompress.Report `json:"link"`   // nil when no hook is installed (none under -costs memzip)
 	Fabric *FabricReport        `json:"fabric"`
 	Energy Energy               `json:"energy"`
 }

@@ -98,7 +98,7 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 		"empty the L1 vector caches at each kernel launch, as GCN does (MGPUSim does not: false runs it as MGPUSim)")
 	lc := linkcompress.PaperConfig("none")
 	fs.StringVar(&lc.Codec, "codec", "none", "memzip codec spec: "+strings.Join(memzip.Names(), ", ")+" (with knobs, e.g. adaptive:lambda=6)")
-	costs := fs.String("costs", "paper004", "codec latency defaults: paper004 (Table III) or memzip (each codec's DRAM-side defaults)")
+	costs := fs.String("costs", "paper004", "costs: paper004 (Table III latencies, Fig. 4 headers, Table II BDI sizes) or memzip (each codec's DRAM-side latencies and sizes, MGPUSim's headers)")
 	fs.StringVar(&lc.TablePath, "e2mc-table", "", "offline E2MC table (JSON) for e2mc codecs")
 	fs.IntVar(&lc.AlgFieldBits, "alg-field-bits", lc.AlgFieldBits, "header bits naming the algorithm (Fig. 4)")
 	fs.BoolVar(&lc.HookNone, "hook-none", false, "install the hook even for codec none (its cost; it must change no cycle)")
@@ -127,9 +127,9 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	}
 	switch *costs {
 	case "paper004":
-		lc.Costs = memzip.CostsPaper004
+		lc.Costs, lc.Sizes = memzip.CostsPaper004, linkcompress.SizesPaper004
 	case "memzip":
-		lc.Costs = memzip.CostsDefault
+		lc.Costs, lc.Sizes = memzip.CostsDefault, linkcompress.SizesMGPUSim
 	default:
 		return opts, fmt.Errorf("-costs %q: expected paper004 or memzip", *costs)
 	}
