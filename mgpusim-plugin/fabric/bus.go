@@ -15,13 +15,28 @@
 // is delivered to its port. Space in the input buffer is taken when the
 // transfer starts, so a transfer never finds its destination full.
 //
-// Requests and responses wait in separate lanes of each buffer (4 KB each):
-// with one shared FIFO per buffer the bus deadlocks as soon as every input
-// buffer fills with requests whose responses wait behind requests elsewhere
-// (seen: a 510 x 510 SimpleConvolution stalled with its kernel half done).
-// A response generates no further message, so a response lane always
-// drains, and with it every request; the paper does not say how its buffers
+// Requests and responses wait in separate lanes of each buffer, and the two
+// lanes share the buffer's 4 KB: with one FIFO per buffer the bus deadlocks
+// as soon as every input buffer fills with requests whose responses wait
+// behind requests elsewhere (seen: a 510 x 510 SimpleConvolution stalled
+// with its kernel half done; TestOneQueueDeadlocks). Requests may fill a
+// buffer only up to its size less ResponseReserveBytes, and a response lane
+// with nothing in it takes any one response, so a response always finds
+// room; a response generates no further message, so a response lane always
+// drains, and with it every request. The paper does not say how its buffers
 // avoid this.
+//
+// Each endpoint has one compressor and one decompressor (the GPU's RDMA
+// engine's, §V: "When a GPU RDMA receives a data packet with a 0-valued
+// compression field, it simply bypasses the decompression stage"). Each takes
+// one message at a time, in the order messages reach it, and takes the next
+// one an initiation interval later: by default the message's own latency
+// (Table III), a unit that is not pipelined. The paper gives no initiation
+// interval; it says of C-Pack+Z's 16/9 cycles that "its latency cannot be
+// hidden in our multi-GPU configuration" (§VII-A), which a unit that takes
+// one line per latency reproduces and unlimited parallel units (every
+// message's latency overlapped with the queue, Config.UnlimitedCodecs) do
+// not.
 package fabric
 
 import (
@@ -36,6 +51,11 @@ import (
 const (
 	PaperBytesPerCycle = 20
 	PaperBufferBytes   = 4096
+	// PaperResponseReserveBytes is the part of a buffer requests leave to
+	// responses: a data-ready message of a 64-byte line is at most 69 bytes
+	// here (a 4-byte header, the line, the 4-bit algorithm field), so one
+	// always fits beside the requests.
+	PaperResponseReserveBytes = 128
 )
 
 // EdgeDelays gives the cycles a message spends in the sender's compressor
@@ -49,12 +69,42 @@ type EdgeDelays interface {
 // Config is the bus's shape.
 type Config struct {
 	BytesPerCycle int // bytes the bus moves per cycle
-	BufferBytes   int // capacity of each endpoint's input and output buffer
+	// BufferBytes is the capacity of each endpoint's input and output
+	// buffer, shared by its request and response lanes.
+	BufferBytes int
+	// ResponseReserveBytes is the part of each buffer requests may not take.
+	ResponseReserveBytes int
+	// UnlimitedCodecs gives every message a compressor and a decompressor of
+	// its own, so latencies overlap without limit (memzip's model before
+	// issue 53); false: one of each per endpoint (see the package comment).
+	UnlimitedCodecs bool
+	// CodecIntervalCycles is the initiation interval of each endpoint's
+	// compressor and decompressor: 0 takes the next message when the
+	// current one is done (its latency), N > 0 every N cycles (a pipeline).
+	CodecIntervalCycles int
+	// oneQueue puts requests and responses in one FIFO per buffer (the
+	// design that deadlocks; tests only).
+	oneQueue bool
 }
 
-// PaperConfig is §VI-B's bus.
+// PaperConfig is §VI-B's bus with one compressor and one decompressor per
+// endpoint, each taking one message per latency.
 func PaperConfig() Config {
-	return Config{BytesPerCycle: PaperBytesPerCycle, BufferBytes: PaperBufferBytes}
+	return Config{BytesPerCycle: PaperBytesPerCycle, BufferBytes: PaperBufferBytes,
+		ResponseReserveBytes: PaperResponseReserveBytes}
+}
+
+// CodecModel says in words how compression latency is modelled (for
+// stats.json and run.json).
+func (c Config) CodecModel() string {
+	switch {
+	case c.UnlimitedCodecs:
+		return "unlimited: every message has its own compressor and decompressor"
+	case c.CodecIntervalCycles == 0:
+		return "one compressor and one decompressor per GPU, one message per latency (not pipelined)"
+	default:
+		return fmt.Sprintf("one compressor and one decompressor per GPU, pipelined: a message every %d cycles", c.CodecIntervalCycles)
+	}
 }
 
 // Validate names the first field that cannot work.
@@ -65,6 +115,13 @@ func (c Config) Validate() error {
 	if c.BufferBytes <= 0 {
 		return fmt.Errorf("bus buffer bytes must be positive, got %d", c.BufferBytes)
 	}
+	if c.ResponseReserveBytes < 0 || c.ResponseReserveBytes >= c.BufferBytes {
+		return fmt.Errorf("bus response reserve must be 0..%d bytes (less than the buffer), got %d",
+			c.BufferBytes-1, c.ResponseReserveBytes)
+	}
+	if c.CodecIntervalCycles < 0 {
+		return fmt.Errorf("codec interval must be 0 (the latency) or positive, got %d", c.CodecIntervalCycles)
+	}
 	return nil
 }
 
@@ -74,20 +131,12 @@ type queued struct {
 	readyAt uint64 // cycle it may leave this buffer
 }
 
-// fifo is a buffer of messages that holds at most capBytes, except that an
-// empty buffer takes any one message (a message larger than the buffer
-// must still be able to move).
+// fifo is one lane's messages, oldest first.
 type fifo struct {
-	items    []queued
-	bytes    int
-	capBytes int
+	items []queued
 }
 
-func (f *fifo) fits(bytes int) bool {
-	return len(f.items) == 0 || f.bytes+bytes <= f.capBytes
-}
-
-// waiting: some message in the buffer may not move before a later cycle.
+// waiting: some message in the lane may not move before a later cycle.
 func (f *fifo) waiting(now uint64) bool {
 	for _, q := range f.items {
 		if q.readyAt > now {
@@ -95,18 +144,6 @@ func (f *fifo) waiting(now uint64) bool {
 		}
 	}
 	return false
-}
-
-func (f *fifo) push(q queued) {
-	f.items = append(f.items, q)
-	f.bytes += q.bytes
-}
-
-func (f *fifo) removeAt(i int) {
-	f.bytes -= f.items[i].bytes
-	copy(f.items[i:], f.items[i+1:])
-	f.items[len(f.items)-1] = queued{}
-	f.items = f.items[:len(f.items)-1]
 }
 
 // A lane separates message classes in every buffer (see the package comment).
@@ -118,19 +155,90 @@ const (
 	numLanes
 )
 
-func laneOf(msg sim.Msg) lane {
-	if _, ok := msg.(sim.Rsp); ok {
+// buffer is an endpoint's input or output buffer: two lanes sharing capBytes.
+type buffer struct {
+	lanes    [numLanes]fifo
+	bytes    int
+	capBytes int
+	reserve  int // bytes requests leave to responses
+	oneQueue bool
+}
+
+func newBuffer(cfg Config) buffer {
+	return buffer{capBytes: cfg.BufferBytes, reserve: cfg.ResponseReserveBytes, oneQueue: cfg.oneQueue}
+}
+
+// laneOf is the lane msg waits in.
+func (b *buffer) laneOf(msg sim.Msg) lane {
+	if _, ok := msg.(sim.Rsp); ok && !b.oneQueue {
 		return responseLane
 	}
 	return requestLane
 }
 
+// fits says whether a message of this many bytes may enter lane l. An empty
+// buffer takes any one message (a message larger than the buffer must still
+// move), and so does an empty response lane (a response always finds room).
+func (b *buffer) fits(l lane, bytes int) bool {
+	if b.bytes == 0 {
+		return true
+	}
+	if l == responseLane {
+		return len(b.lanes[l].items) == 0 || b.bytes+bytes <= b.capBytes
+	}
+	limit := b.capBytes
+	if !b.oneQueue {
+		limit -= b.reserve
+	}
+	return b.bytes+bytes <= limit
+}
+
+func (b *buffer) waiting(now uint64) bool {
+	return b.lanes[requestLane].waiting(now) || b.lanes[responseLane].waiting(now)
+}
+
+func (b *buffer) push(l lane, q queued) {
+	b.lanes[l].items = append(b.lanes[l].items, q)
+	b.bytes += q.bytes
+}
+
+func (b *buffer) removeAt(l lane, i int) {
+	f := &b.lanes[l]
+	b.bytes -= f.items[i].bytes
+	copy(f.items[i:], f.items[i+1:])
+	f.items[len(f.items)-1] = queued{}
+	f.items = f.items[:len(f.items)-1]
+}
+
+// codecUnit is one compressor or decompressor: it takes one message at a
+// time (see the package comment).
+type codecUnit struct {
+	freeAt uint64 // first cycle it can take the next message
+}
+
+// finish is when a message that reaches the unit at cycle at and needs
+// latency cycles leaves it. A message with no latency (nothing to
+// compress, or "not compressed") bypasses the unit.
+func (u *codecUnit) finish(cfg *Config, at, latency uint64) uint64 {
+	if latency == 0 || cfg.UnlimitedCodecs {
+		return at + latency
+	}
+	start := max(at, u.freeAt)
+	interval := latency
+	if cfg.CodecIntervalCycles > 0 {
+		interval = uint64(cfg.CodecIntervalCycles)
+	}
+	u.freeAt = start + interval
+	return start + latency
+}
+
 type endpoint struct {
-	index int
-	name  string
-	ports []sim.Port
-	out   [numLanes]fifo
-	in    [numLanes]fifo
+	index        int
+	name         string
+	ports        []sim.Port
+	out, in      buffer
+	compressor   codecUnit
+	decompressor codecUnit
 }
 
 // Bus is the paper's shared bus (see the package comment).
@@ -163,11 +271,7 @@ func (b *Bus) SetEdgeDelays(d EdgeDelays) { b.delays = d }
 // PlugInEndpoint connects one device's ports as one endpoint: they share the
 // device's input and output buffer and its turn in the arbitration.
 func (b *Bus) PlugInEndpoint(name string, ports []sim.Port) {
-	ep := &endpoint{index: len(b.endpoints), name: name, ports: ports}
-	for l := range ep.out {
-		ep.out[l].capBytes = b.cfg.BufferBytes
-		ep.in[l].capBytes = b.cfg.BufferBytes
-	}
+	ep := &endpoint{index: len(b.endpoints), name: name, ports: ports, out: newBuffer(b.cfg), in: newBuffer(b.cfg)}
 	for _, p := range ports {
 		if _, dup := b.byPort[p.AsRemote()]; dup {
 			log.Panicf("fabric: port %s plugged in twice", p.AsRemote())
@@ -203,8 +307,8 @@ func (b *Bus) Occupancy() string {
 	var parts []string
 	for _, ep := range b.endpoints {
 		parts = append(parts, fmt.Sprintf("%s out %d/%d in %d/%d", ep.name,
-			len(ep.out[requestLane].items), len(ep.out[responseLane].items),
-			len(ep.in[requestLane].items), len(ep.in[responseLane].items)))
+			len(ep.out.lanes[requestLane].items), len(ep.out.lanes[responseLane].items),
+			len(ep.in.lanes[requestLane].items), len(ep.in.lanes[responseLane].items)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -228,10 +332,8 @@ func (b *Bus) pending(now uint64) bool {
 		return true
 	}
 	for _, ep := range b.endpoints {
-		for l := range ep.out {
-			if ep.out[l].waiting(now) || ep.in[l].waiting(now) {
-				return true
-			}
+		if ep.out.waiting(now) || ep.in.waiting(now) {
+			return true
 		}
 	}
 	return false
@@ -247,8 +349,8 @@ func (b *Bus) pull(now uint64) bool {
 					break
 				}
 				bytes := wireBytes(msg)
-				out := &ep.out[laneOf(msg)]
-				if !out.fits(bytes) {
+				l := ep.out.laneOf(msg)
+				if !ep.out.fits(l, bytes) {
 					break
 				}
 				port.RetrieveOutgoing()
@@ -256,7 +358,8 @@ func (b *Bus) pull(now uint64) bool {
 				if b.delays != nil {
 					compress, _ = b.delays.Delays(msg)
 				}
-				out.push(queued{msg: msg, bytes: bytes, readyAt: now + compress})
+				ready := ep.compressor.finish(&b.cfg, now, compress)
+				ep.out.push(l, queued{msg: msg, bytes: bytes, readyAt: ready})
 				progress = true
 			}
 		}
@@ -284,23 +387,27 @@ func (b *Bus) transmit(now uint64) bool {
 	return false
 }
 
+// startTransfer starts the transfer of the oldest message of src's lane l.
+// The bus carries one message at a time, so messages reach a decompressor
+// in the order their transfers start.
 func (b *Bus) startTransfer(now uint64, src *endpoint, l lane) bool {
-	out := &src.out[l]
+	out := &src.out.lanes[l]
 	if len(out.items) == 0 {
 		return false
 	}
 	head := out.items[0]
 	dst := b.destination(head.msg)
-	if head.readyAt > now || !dst.in[l].fits(head.bytes) {
+	if head.readyAt > now || !dst.in.fits(l, head.bytes) {
 		return false
 	}
-	out.removeAt(0)
+	src.out.removeAt(l, 0)
 	cycles := b.transferCycles(head.bytes)
 	decompress := uint64(0)
 	if b.delays != nil {
 		_, decompress = b.delays.Delays(head.msg)
 	}
-	dst.in[l].push(queued{msg: head.msg, bytes: head.bytes, readyAt: now + cycles + decompress})
+	ready := dst.decompressor.finish(&b.cfg, now+cycles, decompress)
+	dst.in.push(l, queued{msg: head.msg, bytes: head.bytes, readyAt: ready})
 	b.busyUntil = now + cycles
 	b.stats.record(src.index, dst.index, head.bytes, cycles)
 	return true
@@ -320,16 +427,17 @@ func (b *Bus) transferCycles(bytes int) uint64 {
 func (b *Bus) deliver(now uint64) bool {
 	progress := false
 	for _, ep := range b.endpoints {
-		for l := range ep.in {
-			progress = b.deliverLane(now, ep, &ep.in[l]) || progress
+		for l := lane(0); l < numLanes; l++ {
+			progress = b.deliverLane(now, ep, l) || progress
 		}
 	}
 	return progress
 }
 
-func (b *Bus) deliverLane(now uint64, ep *endpoint, in *fifo) bool {
+func (b *Bus) deliverLane(now uint64, ep *endpoint, l lane) bool {
 	progress := false
 	var blocked []sim.RemotePort
+	in := &ep.in.lanes[l]
 	for i := 0; i < len(in.items); {
 		q := in.items[i]
 		dst := q.msg.Meta().Dst
@@ -342,7 +450,7 @@ func (b *Bus) deliverLane(now uint64, ep *endpoint, in *fifo) bool {
 			i++
 			continue
 		}
-		in.removeAt(i)
+		ep.in.removeAt(l, i)
 		progress = true
 	}
 	return progress

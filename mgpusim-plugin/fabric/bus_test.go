@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sarchlab/akita/v4/sim"
@@ -148,7 +149,8 @@ func TestRoundRobinArbitration(t *testing.T) {
 }
 
 // A receiver that does not take its messages fills its port, then the
-// bus's input buffer (4 KB); the bus stops there and loses nothing.
+// bus's input buffer (4 KB, of which requests may take 4 KB less the 128
+// bytes left to responses); the bus stops there and loses nothing.
 func TestFullInputBufferHoldsTransfers(t *testing.T) {
 	engine := sim.NewSerialEngine()
 	bus, _ := NewBus("Bus", engine, sim.GHz, PaperConfig())
@@ -160,9 +162,10 @@ func TestFullInputBufferHoldsTransfers(t *testing.T) {
 		src.send(fmt.Sprint(i), dst, 1000)
 	}
 	run(t, engine)
-	// 4 in the port's incoming buffer, 4 x 1000 bytes in the bus's input buffer.
-	if got := bus.Stats().Total().Messages; got != 8 {
-		t.Errorf("%d messages crossed, want 8 (4 in the port, 4 KB in the buffer)", got)
+	// 4 in the port's incoming buffer, 3 x 1000 bytes in the bus's input
+	// buffer (a fourth would leave less than the response reserve).
+	if got := bus.Stats().Total().Messages; got != 7 {
+		t.Errorf("%d messages crossed, want 7 (4 in the port, 3 KB in the buffer)", got)
 	}
 	dst.retrieve = true
 	dst.TickLater()
@@ -175,6 +178,16 @@ func TestFullInputBufferHoldsTransfers(t *testing.T) {
 func TestConfigErrorsNameTheField(t *testing.T) {
 	if _, err := NewBus("Bus", sim.NewSerialEngine(), sim.GHz, Config{BytesPerCycle: 0, BufferBytes: 1}); err == nil {
 		t.Error("zero bytes per cycle accepted")
+	}
+	cfg := PaperConfig()
+	cfg.ResponseReserveBytes = cfg.BufferBytes
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "response reserve") {
+		t.Errorf("a reserve as large as the buffer: %v", err)
+	}
+	cfg = PaperConfig()
+	cfg.CodecIntervalCycles = -1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "codec interval") {
+		t.Errorf("a negative interval: %v", err)
 	}
 }
 
@@ -234,12 +247,15 @@ func (s *server) Tick() bool {
 	return progress
 }
 
-// Two GPUs that flood each other with requests, each request answered: with
-// one FIFO per buffer both input buffers fill with requests and both
-// answers wait behind requests; the response lanes let them through.
-func TestRequestsAndResponsesDoNotDeadlock(t *testing.T) {
+// floodEachOther runs two GPUs that flood each other with 200 requests of
+// 1000 bytes, each request answered, and returns the responses each got.
+func floodEachOther(t *testing.T, cfg Config) (int, int) {
+	t.Helper()
 	engine := sim.NewSerialEngine()
-	bus, _ := NewBus("Bus", engine, sim.GHz, PaperConfig())
+	bus, err := NewBus("Bus", engine, sim.GHz, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a := newServer("A", engine, 200, 1000)
 	b := newServer("B", engine, 200, 1000)
 	a.peer, b.peer = b.dataPort.AsRemote(), a.dataPort.AsRemote()
@@ -248,7 +264,77 @@ func TestRequestsAndResponsesDoNotDeadlock(t *testing.T) {
 	a.TickLater()
 	b.TickLater()
 	run(t, engine)
-	if a.responses != 200 || b.responses != 200 {
-		t.Errorf("responses: A got %d, B got %d of 200 (requests left: %d, %d)", a.responses, b.responses, a.toSend, b.toSend)
+	return a.responses, b.responses
+}
+
+// Two GPUs that flood each other with requests, each request answered: the
+// response lanes, sharing each buffer with the requests, let the answers
+// through.
+func TestRequestsAndResponsesDoNotDeadlock(t *testing.T) {
+	if a, b := floodEachOther(t, PaperConfig()); a != 200 || b != 200 {
+		t.Errorf("responses: A got %d, B got %d of 200", a, b)
+	}
+}
+
+// The same with one FIFO per buffer: both input buffers fill with requests,
+// both answers wait behind them, and the simulation stops with responses
+// missing (the engine runs out of events). This is why the lanes exist.
+func TestOneQueueDeadlocks(t *testing.T) {
+	cfg := PaperConfig()
+	cfg.oneQueue = true
+	if a, b := floodEachOther(t, cfg); a == 200 && b == 200 {
+		t.Errorf("one FIFO per buffer did not deadlock: A and B got all 200 responses")
+	}
+}
+
+// codecArrivals sends three 20-byte messages from A0 to A1 with the given
+// delays and returns when each arrived.
+func codecArrivals(t *testing.T, cfg Config, d fixedDelays) []uint64 {
+	t.Helper()
+	engine, bus, a := newBus(t, 2, cfg)
+	bus.SetEdgeDelays(d)
+	for i := 0; i < 3; i++ {
+		a[0].send(fmt.Sprint(i), a[1], 20)
+	}
+	run(t, engine)
+	var got []uint64
+	for i := 0; i < 3; i++ {
+		got = append(got, a[1].arrivals[fmt.Sprint(i)])
+	}
+	return got
+}
+
+// One compressor per endpoint takes one message per latency: three messages
+// of 16 compression cycles leave it 16 cycles apart (a 1-cycle transfer
+// each), where unlimited compressors let all three leave together and the
+// bus space them 1 cycle apart.
+func TestOneCompressorTakesOneMessageAtATime(t *testing.T) {
+	one := codecArrivals(t, PaperConfig(), fixedDelays{compress: 16})
+	if one[1]-one[0] != 16 || one[2]-one[1] != 16 {
+		t.Errorf("one compressor: arrivals %v, want 16 cycles apart", one)
+	}
+	cfg := PaperConfig()
+	cfg.UnlimitedCodecs = true
+	unlimited := codecArrivals(t, cfg, fixedDelays{compress: 16})
+	if unlimited[1]-unlimited[0] != 1 || unlimited[2]-unlimited[1] != 1 {
+		t.Errorf("unlimited compressors: arrivals %v, want 1 cycle apart", unlimited)
+	}
+	if unlimited[0] != one[0] {
+		t.Errorf("the first message arrived at %d with unlimited compressors, %d with one", unlimited[0], one[0])
+	}
+}
+
+// The decompressor likewise: 9 cycles per message at the receiver; and a
+// pipelined unit (an initiation interval of 2) takes one every 2 cycles.
+func TestOneDecompressorAndTheInitiationInterval(t *testing.T) {
+	one := codecArrivals(t, PaperConfig(), fixedDelays{decompress: 9})
+	if one[1]-one[0] != 9 || one[2]-one[1] != 9 {
+		t.Errorf("one decompressor: arrivals %v, want 9 cycles apart", one)
+	}
+	cfg := PaperConfig()
+	cfg.CodecIntervalCycles = 2
+	piped := codecArrivals(t, cfg, fixedDelays{compress: 16, decompress: 9})
+	if piped[1]-piped[0] != 2 || piped[2]-piped[1] != 2 {
+		t.Errorf("interval 2: arrivals %v, want 2 cycles apart", piped)
 	}
 }

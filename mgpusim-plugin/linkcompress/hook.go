@@ -15,9 +15,11 @@
 //     shrinks the message's TrafficBytes, what every Akita fabric charges
 //     link time by, to the header plus the byte-aligned algorithm field and
 //     compressed payload;
-//   - on delivery, with Verify, it decompresses with the receiver's
-//     decompressor and checks the result against the payload (the
-//     simulator has moved the data itself; decoding it is the check);
+//   - on delivery it decompresses with the receiver's decompressor and
+//     hands the decoded block to the receiver in place of the sender's
+//     bytes, so a wrong decode reaches the program (and its output check);
+//     with Verify it also compares the block with the sender's payload and
+//     stops the run at the first difference;
 //   - the fabric asks it (fabric.EdgeDelays) how long each message spent in
 //     the compressor and will spend in the decompressor.
 //
@@ -40,14 +42,20 @@ import (
 type Config struct {
 	Codec      string       // memzip codec spec; "none" installs nothing
 	Costs      memzip.Costs // latency defaults (the paper's Table III for the fabric)
+	Sizes      Sizes        // headers and BDI sizes (the paper's Fig. 4 and Table II for the fabric)
 	TablePath  string       // offline E2MC table, or ""
 	BlockBytes int          // payloads of this size are compressed (MGPUSim's 64-byte lines)
 	// AlgFieldBits is the header field naming the algorithm (Fig. 4's
-	// "Comp Alg (4b)"); it travels with every payload message, compressed
-	// or not, and is what a codec costs a message it cannot shrink.
+	// "Comp Alg (4b)"); under SizesMGPUSim it is added to every payload
+	// message, compressed or not, and is what a codec costs a message it
+	// cannot shrink; under SizesPaper004 the header holds it.
 	AlgFieldBits int
 	Verify       bool   // decompress every message and compare with its payload
 	TracePath    string // write every payload to a memzip trace, or ""
+	// CorruptPayload flips the last bit of the compressed bitstream of the
+	// Nth whole-block payload sent (1-based; 0: none): a fault injection for
+	// the tests, which check that -verify and the output check catch it.
+	CorruptPayload uint64
 	// HookNone installs the hook even for codec "none" without a trace
 	// (every payload goes through memzip's none codec, raw, with no
 	// algorithm field): it must change no cycle, and it measures what the
@@ -57,12 +65,15 @@ type Config struct {
 
 // PaperConfig is the paper's compression layer for a codec spec.
 func PaperConfig(codec string) Config {
-	return Config{Codec: codec, Costs: memzip.CostsPaper004, BlockBytes: 64, AlgFieldBits: 4}
+	return Config{Codec: codec, Costs: memzip.CostsPaper004, Sizes: SizesPaper004, BlockBytes: 64, AlgFieldBits: 4}
 }
 
 // Enabled says whether the config installs the hook: for a codec, for a
-// payload trace, or on request.
-func (c Config) Enabled() bool { return c.HookNone || c.TracePath != "" || !c.isNone() }
+// payload trace, for the paper's header sizes (none included, so that none
+// and the codecs carry the same headers), or on request.
+func (c Config) Enabled() bool {
+	return c.HookNone || c.TracePath != "" || !c.isNone() || c.Sizes == SizesPaper004
+}
 
 func (c Config) isNone() bool { return c.Codec == "" || c.Codec == "none" }
 
@@ -83,11 +94,15 @@ type record struct {
 	src, dst int // GPU ids
 	address  uint64
 	info     memzip.BlockInfo
-	wire     int  // payload bytes on the link (algorithm field included)
-	raw      int  // payload bytes before compression
-	full     bool // a whole block: compressed (other sizes travel raw)
-	payload  []byte
-	original []byte // the message's data (Verify)
+	// chargedBits is the payload's size as the link charges it (Sizes:
+	// memzip's bitstream, or Table II's BDI sizes); info.CompressedBits is
+	// the bitstream the decoder reads.
+	chargedBits uint32
+	wire        int  // payload bytes on the link (algorithm field included)
+	raw         int  // payload bytes before compression
+	full        bool // a whole block: compressed (other sizes travel raw)
+	payload     []byte
+	original    []byte // the message's data (Verify)
 }
 
 // Hook is the installed compression layer.
@@ -103,6 +118,8 @@ type Hook struct {
 	free      []*record
 	readAddrs map[string]uint64 // read request ID -> address, to name a data-ready payload's block
 	stats     Stats
+	charge    bitCharge
+	sentFull  uint64 // whole-block payloads sent (for CorruptPayload)
 	trace     *memzip.Trace
 	traceErr  error
 }
@@ -116,8 +133,8 @@ func Install(p *platform.Platform, cfg Config, fail Failure) (*Hook, error) {
 		return nil, nil
 	}
 	if cfg.isNone() {
-		// Without compression there is no algorithm to name: the messages
-		// keep MGPUSim's sizes, so the run's timing is MGPUSim's.
+		// Without compression there is no algorithm to name: the payloads
+		// keep their size (under SizesMGPUSim the run's timing is MGPUSim's).
 		cfg.Codec, cfg.AlgFieldBits = "none", 0
 	}
 	h := &Hook{
@@ -141,6 +158,7 @@ func Install(p *platform.Platform, cfg Config, fail Failure) (*Hook, error) {
 		}
 	}
 	h.stats.init(len(p.RDMAs), h.gpus[0].compressor)
+	h.charge = newBitCharge(cfg.Sizes, h.gpus[0].compressor)
 	if cfg.TracePath != "" {
 		t, err := memzip.CreateTrace(cfg.TracePath, cfg.BlockBytes)
 		if err != nil {
@@ -240,13 +258,15 @@ func payloadOf(msg sim.Msg) (kind Kind, data []byte, address uint64, ok bool) {
 }
 
 func (h *Hook) onSend(g *gpuSide, msg sim.Msg) {
-	kind, data, address, ok := payloadOf(msg)
-	if !ok {
-		return
-	}
 	dst, toGPU := h.byPort[msg.Meta().Dst]
 	if !toGPU {
 		return // not between GPUs: left as MGPUSim sends it
+	}
+	kind, data, address, ok := payloadOf(msg)
+	if !ok {
+		// A read request or a write acknowledgement: only its header.
+		msg.Meta().TrafficBytes = h.cfg.Sizes.headerBytes(msg, msg.Meta().TrafficBytes)
+		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -263,14 +283,21 @@ func (h *Hook) onSend(g *gpuSide, msg sim.Msg) {
 			return
 		}
 		h.writeTrace(kind, g.index, address, data)
+		h.sentFull++
+		if h.sentFull == h.cfg.CorruptPayload && r.info.CompressedBits > 0 {
+			last := (r.info.CompressedBits - 1) / 8
+			r.payload[last] ^= 0x80 >> ((r.info.CompressedBits - 1) % 8)
+		}
+		r.chargedBits = h.charge.bits(r.info.Encoding, r.info.CompressedBits)
 	} else {
 		r.info = memzip.BlockInfo{CompressedBits: uint32(8 * len(data))}
+		r.chargedBits = r.info.CompressedBits
 	}
 	if h.cfg.Verify {
 		r.original = append(r.original[:0], data...)
 	}
-	r.wire = (h.cfg.AlgFieldBits + int(r.info.CompressedBits) + 7) / 8
-	header := msg.Meta().TrafficBytes - len(data)
+	r.wire = h.cfg.Sizes.payloadWireBytes(r.chargedBits, h.cfg.AlgFieldBits)
+	header := h.cfg.Sizes.headerBytes(msg, msg.Meta().TrafficBytes-len(data))
 	msg.Meta().TrafficBytes = header + r.wire
 	h.inFlight[msg.Meta().ID] = r
 	h.stats.sent(r, header)
@@ -297,16 +324,48 @@ func (h *Hook) onReceive(g *gpuSide, msg sim.Msg) {
 	delete(h.inFlight, msg.Meta().ID)
 	defer h.release(r)
 	h.stats.received(r)
-	if !h.cfg.Verify || !r.full {
-		return // the simulator moved the data itself; decoding it is the check
+	if !r.full {
+		return // a partial block travels raw: the receiver has the sender's bytes
 	}
+	decoded := make([]byte, h.cfg.BlockBytes) // the receiver keeps it: not from the pool
 	n := r.info.PayloadBytes()
-	if err := g.decompressor.Verify(r.payload[:n], r.info.Encoding, r.info.CompressedBits, r.original); err != nil {
-		h.fail(fmt.Sprintf("memzip verify: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
+	if err := g.decompressor.Decompress(r.payload[:n], r.info.Encoding, r.info.CompressedBits, decoded); err != nil {
+		h.fail(fmt.Sprintf("memzip decode: a %s payload from GPU %d to GPU %d at address %#x did not decode with %s: %v",
 			r.kind, r.src, r.dst, r.address, h.cfg.Codec, err))
 		return
 	}
-	h.stats.Verified++
+	if h.cfg.Verify {
+		if i := firstDifference(decoded, r.original); i >= 0 {
+			h.fail(fmt.Sprintf("memzip verify: a %s payload from GPU %d to GPU %d at address %#x decoded with %s differs from the sent block at byte %d (%#02x, sent %#02x)",
+				r.kind, r.src, r.dst, r.address, h.cfg.Codec, i, decoded[i], r.original[i]))
+			return
+		}
+		h.stats.Verified++
+	}
+	setPayload(msg, decoded)
+}
+
+// firstDifference is the first index where a and b differ, or -1.
+func firstDifference(a, b []byte) int {
+	for i := range a {
+		if i >= len(b) || a[i] != b[i] {
+			return i
+		}
+	}
+	if len(b) > len(a) {
+		return len(a)
+	}
+	return -1
+}
+
+// setPayload gives the receiver the decoded block as the message's data.
+func setPayload(msg sim.Msg, data []byte) {
+	switch m := msg.(type) {
+	case *mem.WriteReq:
+		m.Data = data
+	case *mem.DataReadyRsp:
+		m.Data = data
+	}
 }
 
 func (h *Hook) newRecord(kind Kind, src, dst int, address uint64, raw int) *record {

@@ -28,9 +28,9 @@ type Counts struct {
 	Messages           uint64  `json:"messages"`
 	CompressedMessages uint64  `json:"compressed_messages"`
 	PayloadBytes       uint64  `json:"payload_bytes"`      // before compression
-	CompressedBits     uint64  `json:"compressed_bits"`    // exact, algorithm field excluded
+	CompressedBits     uint64  `json:"compressed_bits"`    // as charged (Sizes), algorithm field excluded
 	WirePayloadBytes   uint64  `json:"wire_payload_bytes"` // on the link: byte-aligned, algorithm field included
-	HeaderBytes        uint64  `json:"header_bytes"`       // MGPUSim's message headers, unchanged
+	HeaderBytes        uint64  `json:"header_bytes"`       // the headers (Sizes: MGPUSim's or Fig. 4's)
 	CompressCycles     uint64  `json:"compress_cycles"`
 	DecompressCycles   uint64  `json:"decompress_cycles"`
 	CompressPJ         float64 `json:"compress_pj"`
@@ -43,7 +43,7 @@ func (c *Counts) add(r *record, header int) {
 		c.CompressedMessages++
 	}
 	c.PayloadBytes += uint64(r.raw)
-	c.CompressedBits += uint64(r.info.CompressedBits)
+	c.CompressedBits += uint64(r.chargedBits)
 	c.WirePayloadBytes += uint64(r.wire)
 	c.HeaderBytes += uint64(header)
 	c.CompressCycles += uint64(r.info.CompressCycles)

@@ -15,6 +15,7 @@ import (
 	"github.com/sarchlab/akita/v4/tracing"
 
 	"memzip/mgpusim-plugin/linkcompress"
+	"memzip/mgpusim-plugin/memzip"
 	"memzip/mgpusim-plugin/platform"
 	"memzip/mgpusim-plugin/workloads"
 )
@@ -97,6 +98,8 @@ func Run(opts Options) (*Result, error) {
 		Benchmark: "mgpusim/" + w.Name, Sizes: sizes, Simulator: Simulator, GPUs: cfg.GPUs,
 		Fabric: cfg.Fabric, Verify: opts.Compression.Verify && opts.Compression.Enabled(),
 	}
+	rec.Platform = platformRecord(cfg, opts.Compression)
+	rec.CodecModel = rec.Platform.CodecModel
 	hook, err := linkcompress.Install(p, opts.Compression, func(msg string) { stop(opts.OutDir, rec, msg) })
 	if err != nil {
 		return nil, err
@@ -167,6 +170,26 @@ func Run(opts Options) (*Result, error) {
 	return res, nil
 }
 
+// platformRecord is what run.json says of the machine and the costs.
+func platformRecord(cfg platform.Config, comp linkcompress.Config) PlatformRecord {
+	r := PlatformRecord{
+		L1InvalidateAtLaunch: cfg.InvalidateL1AtLaunch, L2BanksPerGPU: cfg.L2Banks(),
+		AlgFieldBits: comp.AlgFieldBits, Costs: comp.Sizes.String(), Sizes: comp.Sizes.Describe(),
+		LatencyProfile: "each codec's own (memzip's DRAM-side defaults)",
+		CodecModel:     "latencies not charged (MGPUSim's PCIe fabric)",
+	}
+	if comp.Costs == memzip.CostsPaper004 {
+		r.LatencyProfile = "Table III: FPC 3/5, BDI 2/1, C-Pack+Z 16/9 cycles"
+	}
+	if cfg.Fabric == platform.FabricBus {
+		r.InterleavePages = cfg.InterleavePages // the page table is the bus platform's
+		r.BusBytesPerCycle, r.BufferBytes = cfg.Bus.BytesPerCycle, cfg.Bus.BufferBytes
+		r.ResponseReserveBytes = cfg.Bus.ResponseReserveBytes
+		r.CodecModel = cfg.Bus.CodecModel()
+	}
+	return r
+}
+
 func writeRunDir(dir string, rec RunRecord, stats *StatsRecord) error {
 	if dir == "" {
 		return nil
@@ -199,8 +222,11 @@ func statsOf(p *platform.Platform, hook *linkcompress.Hook, res *Result, pjPerBi
 	}
 	if p.Bus != nil {
 		total := p.Bus.Stats().Total()
+		cfg := p.Bus.Config()
 		s.Fabric = &FabricReport{
-			BytesPerCycle: p.Bus.Config().BytesPerCycle, BufferBytes: p.Bus.Config().BufferBytes,
+			BytesPerCycle: cfg.BytesPerCycle, BufferBytes: cfg.BufferBytes,
+			BufferLanes:          "requests and responses, sharing each buffer",
+			ResponseReserveBytes: cfg.ResponseReserveBytes, CodecModel: cfg.CodecModel(),
 			Total: total, Pairs: p.Bus.Stats().Pairs(),
 		}
 		s.Energy.FabricPJ = pjPerBit * 8 * float64(total.Bytes)

@@ -33,6 +33,7 @@ func TestHookWithNoneChangesNoCycle(t *testing.T) {
 		plat := platform.PaperConfig()
 		plat.Fabric = fabricName
 		none := linkcompress.PaperConfig("none")
+		none.Sizes = linkcompress.SizesMGPUSim // MGPUSim's headers: nothing installed
 		without := run(t, "matrixtranspose", "width=128", plat, none)
 		none.HookNone, none.Verify = true, true
 		with := run(t, "matrixtranspose", "width=128", plat, none)
@@ -51,6 +52,30 @@ func TestHookWithNoneChangesNoCycle(t *testing.T) {
 		if fabricName == platform.FabricBus && fmt.Sprint(*with.Stats.Fabric) != fmt.Sprint(*without.Stats.Fabric) {
 			t.Errorf("bus traffic changed: %+v vs %+v", with.Stats.Fabric.Total, without.Stats.Fabric.Total)
 		}
+	}
+}
+
+// Under the paper's sizes every read request carries Fig. 4's 16-byte header
+// (MGPUSim's: 12) and every write request 13 bytes (12) with the algorithm
+// field inside: uncompressed, the bus carries exactly 4 bytes more per read
+// and 1 more per write, and nothing else changes size.
+func TestPaperHeadersOnTheBus(t *testing.T) {
+	mgpusim := linkcompress.PaperConfig("none")
+	mgpusim.Sizes = linkcompress.SizesMGPUSim
+	before := run(t, "matrixtranspose", "width=64", platform.PaperConfig(), mgpusim)
+	after := run(t, "matrixtranspose", "width=64", platform.PaperConfig(), linkcompress.PaperConfig("none"))
+	reads := after.Stats.Link.ByKind["read_data"].Messages
+	writes := after.Stats.Link.ByKind["write"].Messages
+	if reads == 0 || writes == 0 {
+		t.Fatalf("no inter-GPU reads (%d) or writes (%d)", reads, writes)
+	}
+	grew := after.Stats.Fabric.Total.Bytes - before.Stats.Fabric.Total.Bytes
+	if grew != 4*reads+writes || after.Stats.Fabric.Total.Messages != before.Stats.Fabric.Total.Messages {
+		t.Errorf("paper headers added %d bus bytes (%d -> %d messages), want 4 x %d reads + %d writes",
+			grew, before.Stats.Fabric.Total.Messages, after.Stats.Fabric.Total.Messages, reads, writes)
+	}
+	if got := after.Record.Platform.Costs; got != "paper004" {
+		t.Errorf("run.json platform.costs %q", got)
 	}
 }
 

@@ -80,6 +80,23 @@ func PaperConfig() Config {
 		InterleavePages: true, InvalidateL1AtLaunch: true}
 }
 
+// mgpusimMemoryBanks is what MGPUSim's own R9 Nano platform (FabricPCIe)
+// gives each GPU: 16 L2 banks of 128 KB and 16 DRAM channels.
+const mgpusimMemoryBanks = 16
+
+// L2Banks is the number of L2 banks (and DRAM channels) per GPU the
+// platform builds.
+func (c Config) L2Banks() int {
+	switch {
+	case c.Fabric == FabricPCIe:
+		return mgpusimMemoryBanks
+	case c.MemoryBanks == 0:
+		return paperMemoryBanks
+	default:
+		return c.MemoryBanks
+	}
+}
+
 // Validate names the first setting that cannot work.
 func (c Config) Validate() error {
 	if c.GPUs < 1 || c.GPUs > 64 {
@@ -158,10 +175,7 @@ func Build(cfg Config) (*Platform, error) {
 // paper's bus instead of PCIe.
 func buildBusPlatform(s *simulation.Simulation, cfg Config, p *Platform) error {
 	engine := s.GetEngine()
-	banks := cfg.MemoryBanks
-	if banks == 0 {
-		banks = paperMemoryBanks
-	}
+	banks := cfg.L2Banks()
 	storage := mem.NewStorage(uint64(cfg.GPUs+1) * gpuMemBytes)
 
 	pageTable := vm.NewPageTable(log2PageSize)

@@ -86,7 +86,10 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	fs.IntVar(&pc.GPUs, "gpus", pc.GPUs, "number of GPUs")
 	fs.StringVar(&pc.Fabric, "fabric", pc.Fabric, "fabric: bus (the paper's) or pcie (MGPUSim's own platform)")
 	fs.IntVar(&pc.Bus.BytesPerCycle, "bus-bytes-per-cycle", pc.Bus.BytesPerCycle, "bus bandwidth, bytes per 1 GHz cycle")
-	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer")
+	fs.IntVar(&pc.Bus.BufferBytes, "bus-buffer-bytes", pc.Bus.BufferBytes, "each endpoint's input and output buffer (shared by requests and responses)")
+	fs.IntVar(&pc.Bus.ResponseReserveBytes, "bus-response-reserve", pc.Bus.ResponseReserveBytes, "bytes of each buffer requests leave to responses")
+	compressors := fs.String("compressors", "one", "compressors and decompressors: one per GPU (the paper's) or unlimited (every message its own: latencies overlap)")
+	fs.IntVar(&pc.Bus.CodecIntervalCycles, "codec-interval", 0, "initiation interval of each GPU's compressor and decompressor in cycles (0: a message's own latency, not pipelined)")
 	fs.IntVar(&pc.MemoryBanks, "memory-banks", pc.MemoryBanks, "L2 banks and DRAM channels per GPU (bus platform)")
 	fs.BoolVar(&pc.Parallel, "parallel", false, "Akita's parallel engine")
 	fs.BoolVar(&pc.InterleavePages, "interleave-pages", pc.InterleavePages,
@@ -95,7 +98,7 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 		"empty the L1 vector caches at each kernel launch, as GCN does (MGPUSim does not: false runs it as MGPUSim)")
 	lc := linkcompress.PaperConfig("none")
 	fs.StringVar(&lc.Codec, "codec", "none", "memzip codec spec: "+strings.Join(memzip.Names(), ", ")+" (with knobs, e.g. adaptive:lambda=6)")
-	costs := fs.String("costs", "paper004", "codec latency defaults: paper004 (Table III) or memzip (each codec's DRAM-side defaults)")
+	costs := fs.String("costs", "paper004", "costs: paper004 (Table III latencies, Fig. 4 headers, Table II BDI sizes) or memzip (each codec's DRAM-side latencies and sizes, MGPUSim's headers)")
 	fs.StringVar(&lc.TablePath, "e2mc-table", "", "offline E2MC table (JSON) for e2mc codecs")
 	fs.IntVar(&lc.AlgFieldBits, "alg-field-bits", lc.AlgFieldBits, "header bits naming the algorithm (Fig. 4)")
 	fs.BoolVar(&lc.HookNone, "hook-none", false, "install the hook even for codec none (its cost; it must change no cycle)")
@@ -124,11 +127,18 @@ func parse(args []string, stderr io.Writer) (mgpurun.Options, error) {
 	}
 	switch *costs {
 	case "paper004":
-		lc.Costs = memzip.CostsPaper004
+		lc.Costs, lc.Sizes = memzip.CostsPaper004, linkcompress.SizesPaper004
 	case "memzip":
-		lc.Costs = memzip.CostsDefault
+		lc.Costs, lc.Sizes = memzip.CostsDefault, linkcompress.SizesMGPUSim
 	default:
 		return opts, fmt.Errorf("-costs %q: expected paper004 or memzip", *costs)
+	}
+	switch *compressors {
+	case "one":
+	case "unlimited":
+		pc.Bus.UnlimitedCodecs = true
+	default:
+		return opts, fmt.Errorf("-compressors %q: expected one or unlimited", *compressors)
 	}
 	if opts.FabricPJPerBit < 0 {
 		return opts, fmt.Errorf("-fabric-pj-per-bit %g: expected a non-negative number", opts.FabricPJPerBit)

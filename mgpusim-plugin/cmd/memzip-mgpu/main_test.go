@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"memzip/mgpusim-plugin/mgpurun"
 )
 
 // Bad input stops with exit status 2 and one line naming the flag and value.
@@ -62,5 +68,68 @@ func TestRunWritesTheRunDirectory(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "payloads:") || !strings.Contains(stdout.String(), "verified") {
 		t.Errorf("summary %q", stdout.String())
+	}
+}
+
+// corruptEnv makes the test binary a memzip-mgpu run whose hook flips one
+// bit of the given payload (see TestCorruptPayloadIsCaught).
+const corruptEnv = "MEMZIP_MGPU_TEST_CORRUPT_PAYLOAD"
+
+func TestMain(m *testing.M) {
+	if n := os.Getenv(corruptEnv); n != "" {
+		os.Exit(runCorrupted(n, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// runCorrupted is run() with the hook's fault injection set.
+func runCorrupted(n string, args []string) int {
+	opts, err := parse(args, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if opts.Compression.CorruptPayload, err = strconv.ParseUint(n, 10, 64); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if _, err := mgpurun.Run(opts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// runWithCorruption runs a 64 x 64 transpose under BDI in a child process
+// with payload n corrupted (0: none) and returns its exit status and stderr.
+func runWithCorruption(t *testing.T, n int, extra ...string) (int, string) {
+	t.Helper()
+	args := append([]string{"-benchmark", "matrixtranspose", "-size", "width=64", "-codec", "bdi"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", corruptEnv, n))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// One flipped bit in one compressed payload: -verify stops the run at that
+// payload; without -verify the receiver gets the wrong decode and the
+// transpose's own output check fails. Uncorrupted, the same run passes.
+func TestCorruptPayloadIsCaught(t *testing.T) {
+	if code, stderr := runWithCorruption(t, 0); code != 0 {
+		t.Fatalf("uncorrupted run: exit %d: %s", code, stderr)
+	}
+	code, stderr := runWithCorruption(t, 100, "-verify")
+	if code == 0 || !strings.Contains(stderr, "memzip verify: a ") || !strings.Contains(stderr, "differs from the sent block") {
+		t.Errorf("-verify: exit %d, stderr %q", code, stderr)
+	}
+	code, stderr = runWithCorruption(t, 100)
+	if code == 0 || !strings.Contains(stderr, "mismatch at") || strings.Contains(stderr, "memzip verify") {
+		t.Errorf("output check: exit %d, stderr %q", code, stderr)
 	}
 }
