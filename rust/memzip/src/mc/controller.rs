@@ -394,7 +394,7 @@ impl MemoryController {
     /// Counts one DRAM request by the simulator's access type (`kind`) and
     /// size, whatever memzip does with it (`McStats::requests`).
     pub fn count_request(&mut self, kind: &str, bytes: usize) {
-        *self.stats.requests.entry(format!("{kind}/{bytes}")).or_insert(0) += 1;
+        self.stats.count_request(kind, bytes);
     }
 
     /// A DRAM read of the block at `addr`.

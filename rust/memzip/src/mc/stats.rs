@@ -397,6 +397,22 @@ impl McStats {
         self.all_compressed().effective_ratio()
     }
 
+    /// Counts one DRAM request under `"<kind>/<bytes>"` ([`requests`](Self::requests)).
+    /// Called for every request the simulator sends: the key is built on the
+    /// stack, and a `String` is allocated only the first time a key is seen.
+    pub fn count_request(&mut self, kind: &str, bytes: usize) {
+        use std::io::Write as _;
+        let mut buf = [0u8; 96];
+        let mut cursor = std::io::Cursor::new(&mut buf[..]);
+        let written = write!(cursor, "{kind}/{bytes}").map(|()| cursor.position() as usize);
+        // A kind longer than the buffer: allocate below.
+        let key = written.ok().and_then(|len| std::str::from_utf8(&buf[..len]).ok());
+        match key.and_then(|k| self.requests.get_mut(k)) {
+            Some(count) => *count += 1,
+            None => *self.requests.entry(format!("{kind}/{bytes}")).or_insert(0) += 1,
+        }
+    }
+
     /// Kernel DRAM bytes actually moved: block reads, write-backs,
     /// metadata fills/write-backs and the reads of read-modify-writes.
     pub fn dram_bytes(&self) -> u64 {
@@ -620,6 +636,19 @@ mod tests {
         assert_eq!(json["dram_bandwidth_utilization"], 0.4);
         assert_eq!(json["dram_device"]["busy_cycles"], 800);
         assert!(total.to_text("t").contains("t_dram_bandwidth_utilization = 0.4000\n"));
+    }
+
+    #[test]
+    fn requests_are_counted_by_kind_and_size() {
+        let mut stats = McStats::default();
+        let long = "K".repeat(200);
+        for (kind, bytes) in [("GLOBAL_ACC_R", 32), ("GLOBAL_ACC_R", 32), ("L2_WRBK_ACC", 128), (long.as_str(), 32)] {
+            stats.count_request(kind, bytes);
+        }
+        stats.count_request(&long, 32);
+        let counts: Vec<(&str, u64)> = stats.requests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(counts[..2], [("GLOBAL_ACC_R/32", 2), (format!("{long}/32").as_str(), 2)]);
+        assert_eq!(counts[2], ("L2_WRBK_ACC/128", 1));
     }
 
     #[test]

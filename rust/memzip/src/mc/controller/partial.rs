@@ -41,7 +41,7 @@
 //! equal the simulator's column commands.
 
 use super::{McError, MemoryController, MetadataOutcome, ReadOutcome, StoredBlock, WriteOutcome};
-use crate::codec::{CompressedBlock, UNCOMPRESSED};
+use crate::codec::{CompressedBlock, EncodingId, UNCOMPRESSED};
 use crate::mc::metadata_cache::MdcAccess;
 use crate::mc::partial_request::{PartialRequest, PartialWrites};
 
@@ -49,12 +49,12 @@ use crate::mc::partial_request::{PartialRequest, PartialWrites};
 struct WritePlan {
     /// Bursts read back first (0: no read).
     read_bursts: usize,
-    /// Decompression before the rebuild (the old block was compressed).
+    /// The encoding of the compressed block read back, if it was compressed.
+    old_encoding: Option<EncodingId>,
+    /// Its decompression before the rebuild (0 without one).
     decompress_cycles: u32,
     /// Compress the rebuilt block; else it is stored raw.
     recompress: bool,
-    /// A compressed block left raw.
-    raw_fallback: bool,
 }
 
 impl MemoryController {
@@ -106,12 +106,12 @@ impl MemoryController {
             return Ok(self.write_raw_part(asked, asked, MetadataOutcome::default(), WritePlan::none()));
         }
         let plan = self.plan_partial_write(addr, request);
-        let kind = if plan.recompress || plan.raw_fallback { MdcAccess::Write } else { MdcAccess::Read };
+        let kind = if plan.recompress || plan.raw_fallback() { MdcAccess::Write } else { MdcAccess::Read };
         let metadata = self.metadata_access(addr, kind);
-        self.charge_rmw_read(&plan, addr);
+        self.charge_rmw_read(&plan);
         if !plan.recompress {
-            let bursts = if plan.raw_fallback { self.geometry.block_bursts() } else { asked };
-            if plan.raw_fallback {
+            let bursts = if plan.raw_fallback() { self.geometry.block_bursts() } else { asked };
+            if plan.raw_fallback() {
                 self.store(addr, &CompressedBlock::uncompressed(bytes, self.geometry));
             }
             return Ok(self.write_raw_part(bursts, asked, metadata, plan));
@@ -124,36 +124,31 @@ impl MemoryController {
         match (self.stored_compressed(addr), self.options.partial_writes) {
             (Some(old), policy) => WritePlan {
                 read_bursts: old.burst_count as usize,
+                old_encoding: Some(old.encoding),
                 decompress_cycles: self.decompress_cycles(old.encoding),
                 recompress: policy == PartialWrites::ReadModifyWrite,
-                raw_fallback: policy == PartialWrites::StoreRaw,
             },
             (None, PartialWrites::ReadModifyWrite) => {
                 let whole = (0..g.block_bursts()).filter(|i| request.whole_units >> i & 1 == 1).count();
-                WritePlan {
-                    read_bursts: g.block_bursts() - whole,
-                    decompress_cycles: 0,
-                    recompress: true,
-                    raw_fallback: false,
-                }
+                WritePlan { read_bursts: g.block_bursts() - whole, recompress: true, ..WritePlan::none() }
             }
             (None, PartialWrites::StoreRaw) => WritePlan::none(),
         }
     }
 
     /// Counts the read of a read-modify-write (bursts, decompression, energy).
-    fn charge_rmw_read(&mut self, plan: &WritePlan, addr: u64) {
+    fn charge_rmw_read(&mut self, plan: &WritePlan) {
         if plan.read_bursts == 0 {
             return;
         }
-        let decompressor = self.stored_compressed(addr).map(|b| self.decompressor_of(b.encoding));
+        let decompressor = plan.old_encoding.map(|encoding| self.decompressor_of(encoding));
         let decompress_pj = self.energy.decompress_pj(decompressor.as_deref());
         let read_pj = self.energy.read_bursts_pj(plan.read_bursts);
         let stats = &mut self.stats;
         stats.partial.rmw_reads += 1;
         stats.partial.rmw_read_bursts += plan.read_bursts as u64;
         stats.partial.rmw_read_bytes += (plan.read_bursts * self.geometry.mag_bytes()) as u64;
-        stats.partial.raw_fallbacks += plan.raw_fallback as u64;
+        stats.partial.raw_fallbacks += plan.raw_fallback() as u64;
         stats.decompress_cycles += plan.decompress_cycles as u64;
         stats.energy.decompress_pj += decompress_pj;
         stats.energy.dram_read_pj += read_pj;
@@ -199,7 +194,7 @@ impl MemoryController {
         plan: WritePlan,
     ) -> Result<WriteOutcome, McError> {
         let g = self.geometry;
-        let was_compressed = self.stored_compressed(addr).is_some();
+        let was_compressed = plan.old_encoding.is_some();
         let sampled = self.sampling_open;
         let (compressed, lossy) = self.compress_checked(addr, bytes, approximated)?;
         let compress_pj = self.compress_energy(sampled, &compressed);
@@ -232,6 +227,11 @@ impl MemoryController {
 impl WritePlan {
     /// Nothing read, nothing compressed.
     fn none() -> Self {
-        WritePlan { read_bursts: 0, decompress_cycles: 0, recompress: false, raw_fallback: false }
+        WritePlan { read_bursts: 0, old_encoding: None, decompress_cycles: 0, recompress: false }
+    }
+
+    /// A compressed block read back and stored raw (`-memzip_partial_writes raw`).
+    fn raw_fallback(&self) -> bool {
+        self.old_encoding.is_some() && !self.recompress
     }
 }
