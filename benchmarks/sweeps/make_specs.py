@@ -300,6 +300,19 @@ V321_UNSUPPORTED = (
 )
 
 
+# The study's none runs on gpgpu-sim dev's QV100 (issue 50): each benchmark at its `study` preset,
+# with the trace (every codec's CR offline, the offline E2MC tables) and verify, before any codec
+# run on that GPU. They measure what the rule for the QV100's memory-bound set needs (DRAM
+# utilisation, cycles) and the CPU time the QV100 codec grid would take. study.json's order (cheapest
+# GTX580 none run first), the three late ones last.
+def study_qv100_none():
+    runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]) for b in STUDY if b not in LATE_NONE]
+    runs += [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]) for b in LATE_NONE]
+    for r in runs:
+        r["gpus"] = ["qv100"]
+    return runs
+
+
 # Which study benchmarks run on v3.2.1 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1): each one's
 # `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has also checked
 # its output and every decoded block. Cheap (tiny); the study-size runs on v3.2.1 are
@@ -383,6 +396,7 @@ def main():
     write("energy-v321.json", energy_v321())
     write("v321-tiny.json", v321_tiny())
     write("study-v321.json", study_v321())
+    write("study-qv100-none.json", study_qv100_none())
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
     write("sens-pdw.json", sens_pdw())
