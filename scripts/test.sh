@@ -77,6 +77,7 @@ rust_formatting() {
 suite "Rust formatting (cargo fmt --check; width in rust/rustfmt.toml)" rust_formatting
 suite "Rust structure (no module circle, no file over 800 lines of non-test code)" python3 scripts/check-structure.py
 suite "Rust tests (cargo test --workspace)" cargo test --workspace --locked
+suite "Sweep specs (make_specs.py writes the committed JSON; the CLI expands each)" python3 benchmarks/sweeps/check_specs.py target/debug/memzip
 suite "C++ bridge test" bash tests/cpp/run.sh
 suite "C ABI test (rust/memzip-capi from C, then under AddressSanitizer)" bash tests/capi/run.sh
 suite "Python tests" bash tests/python/run.sh

@@ -361,7 +361,13 @@ PAPER_FOOTPRINT = [("parboil/lbm", "large")]
 
 
 def paper_footprint():
-    return paper_grid(PAPER_FOOTPRINT)
+    # MAG-aware BDI right after none: a grid stopped part-way still holds the MAG-aware paper's
+    # headline pair (none, mag_bdi) for every program run.
+    runs = paper_grid(PAPER_FOOTPRINT)
+    for r in runs:
+        if r["codecs"][:2] == ["bdi", "mag_bdi"]:
+            r["codecs"] = ["mag_bdi", "bdi"] + r["codecs"][2:]
+    return runs
 
 
 # SLC, the MAG-aware lossy codec (issue 39): the benchmarks of the MAG-aware lossless paper's
@@ -377,11 +383,10 @@ SLC_VARIANTS = ["slc:variant=opt", "slc:variant=pred", "slc:variant=simp"]
 
 
 def slc():
-    runs = []
-    for b in SLC:
-        runs.append(entry(b, ["none"], [VERIFY]))
-        runs.append(entry(b, SLC_VARIANTS, [VERIFY, ONLINE]))
-    return runs
+    # Every none run first (their values are the exact outputs SLC's errors are measured
+    # against), so that with -j 2 no SLC run waits on its program's none run.
+    runs = [entry(b, ["none"], [VERIFY]) for b in SLC]
+    return runs + [entry(b, SLC_VARIANTS, [VERIFY, ONLINE]) for b in SLC]
 
 
 def write(name, runs):
