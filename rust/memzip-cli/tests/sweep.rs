@@ -717,6 +717,45 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
 }
 
 #[test]
+fn runs_made_before_every_request_met_memzip_or_with_unlimited_compressors_are_no_source() {
+    let dir = common::temp_dir("sweep-reuse-model");
+    let count = dir.join("count");
+    let runners = Runners {
+        program: vec!["false".into()],
+        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
+        timeout: None,
+    };
+    let spec = dir.join("spec.json");
+    fs::write(
+        &spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["mag_bdi"], "gpus": ["gtx580", "qv100"], "option_sets": [["-memzip_verify 1"]]}]}"#,
+    )
+    .unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    let study = dir.join("study");
+    sweep(&runs, &study, &runners, 1).unwrap();
+    let (gtx580, qv100) = (study.join("rodinia-bfs-tiny-mag_bdi"), study.join("rodinia-bfs-tiny-qv100-mag_bdi"));
+    // stats.json without request counts: made while partial requests bypassed memzip.
+    for run in [&gtx580, &qv100] {
+        fs::write(run.join("stats.json"), r#"{"total": {"dram_bursts": 10}}"#).unwrap();
+    }
+    let sources = recorded_runs(std::slice::from_ref(&study)).unwrap();
+    let ids: Vec<_> = sources.iter().map(|(_, r)| r.id.as_str()).collect();
+    assert_eq!(ids, ["rodinia-bfs-tiny-mag_bdi"], "dev's GTX580 runs stand (no request of theirs was partial)");
+    fs::write(qv100.join("stats.json"), r#"{"total": {"dram_bursts": 10, "requests": {"read/32": 4}}}"#).unwrap();
+    assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
+
+    // An MGPUSim run without the platform in run.json had unlimited compressors.
+    let mut record = RunRecord::read(&qv100).unwrap().unwrap();
+    record.simulator = "mgpusim".into();
+    record.write(&qv100).unwrap();
+    fs::write(qv100.join("run.json"), r#"{"codec": "mag_bdi"}"#).unwrap();
+    assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 1);
+    fs::write(qv100.join("run.json"), r#"{"codec": "mag_bdi", "platform": {"buffer_bytes": 4096}}"#).unwrap();
+    assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
+}
+
+#[test]
 fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuration() {
     let spec = r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["mag_bdi"], "option_sets": [["-memzip_verify 1", "-memzip_mdc_bytes 4096"]]},
                             {"name": "p", "argv": ["x"], "codecs": ["mag_bdi"]}]}"#;

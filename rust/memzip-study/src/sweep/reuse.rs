@@ -19,11 +19,40 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
         // A damaged run (a JSON file cut short) is no source: its sweep reruns it.
         for run in runs.into_iter().filter(|run| damaged_file(run).is_none()) {
             if let Some(record) = RunRecord::read(&run)? {
-                found.push((run, record));
+                if predates_current_model(&run, &record).is_none() {
+                    found.push((run, record));
+                }
             }
         }
     }
     Ok(found)
+}
+
+/// Why the finished run `run` simulated another model than this memzip's
+/// although its record's timing model is current, or `None` when it did not.
+/// Two changes left the timing model's number as it was and changed what a
+/// run simulates, and each left a mark in the run's files:
+/// - on gpgpu-sim, every DRAM request meets memzip since `stats.json` counts
+///   them (`total.requests`); before, requests other than one whole block
+///   bypassed it (v3.2.1's unaligned line fills, the QV100's sector reads).
+///   On dev's GTX580 none did (DRAM column commands equalled memzip's bursts
+///   in all 23 study programs' none runs before the change): its runs stand;
+/// - on MGPUSim, one compressor and one decompressor per GPU (the
+///   adaptive-compression paper's) since `run.json` records the `platform`;
+///   before, every message was compressed as if by a compressor of its own.
+///
+/// A run without the file (a test's fake run) has no mark to read.
+fn predates_current_model(run: &Path, record: &RunRecord) -> Option<&'static str> {
+    let (file, pointer, reason) = if record.simulator == "dev" && record.gpu.is_default() {
+        return None;
+    } else if record.simulator == "mgpusim" {
+        ("run.json", "/platform", "made with unlimited compressors (run.json has no platform)")
+    } else {
+        ("stats.json", "/total/requests", "made before every DRAM request met memzip (stats.json counts no requests)")
+    };
+    let text = fs::read_to_string(run.join(file)).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.pointer(pointer).is_none().then_some(reason)
 }
 
 /// Fills each run of `runs` missing in `out` for which `sources` hold a
