@@ -169,7 +169,7 @@ fn the_memory_bound_set_is_the_study_none_runs_at_0_40() {
         .map(|r| r.run.program.as_deref().unwrap().split_whitespace().next().unwrap().to_string())
         .collect();
     by_rule.sort();
-    assert_eq!(memzip_study::manifest::memory_bound_benchmarks(&repo()), by_rule);
+    assert_eq!(memzip_study::manifest::memory_bound_benchmarks(&repo(), memzip_study::gpu::Gpu::Gtx580), by_rule);
     assert_eq!(by_rule.len(), 10, "{by_rule:?}");
 }
 

@@ -21,6 +21,7 @@
 //! A speedup's estimate is the smaller of the two; [`gain_share`] says how
 //! much of the gain it allows the run took.
 
+use crate::gpu::Gpu;
 use crate::sim_log::KernelDram;
 
 /// A run's DRAM counters, summed over the channels.
@@ -83,21 +84,41 @@ pub fn gain_share(speedup: Option<f64>, estimate: Option<f64>) -> Option<f64> {
     (estimate >= 1.0 + MIN_BOUND_GAIN).then(|| (speedup - 1.0) / (estimate - 1.0))
 }
 
-/// The bus utilisation a pure stream reaches on GTX580-MAG32 under each
-/// simulator (`benchmarks/kernels/patterns.cu ints 2097152` under none, 8 MB
-/// in and 8 MB out, one kernel; `benchmarks/results/ceiling/`): dev's DRAM
-/// bus can be kept busy 0.89 of the time, v3.2.1's only 0.62 (its L2 and
+/// The bus utilisation a pure stream reaches on each GPU and simulator
+/// (`benchmarks/kernels/patterns.cu ints 2097152` under none, 8 MB in and
+/// 8 MB out, one kernel; `benchmarks/results/ceiling/`): on the GTX580, dev's
+/// DRAM bus can be kept busy 0.89 of the time, v3.2.1's only 0.62 (its L2 and
 /// interconnect deliver no more requests). `simulator` is run.json's
-/// (`dev-6b244a5`, `v3.2.1`); `None` for another.
-pub fn stream_ceiling(simulator: &str) -> Option<f64> {
-    if simulator.starts_with("dev") {
-        Some(0.89)
-    } else if simulator.starts_with("v3.2.1") {
-        Some(0.62)
-    } else {
-        None
+/// (`dev-6b244a5`, `v3.2.1`); `None` for a pair not measured.
+pub fn stream_ceiling(simulator: &str, gpu: Gpu) -> Option<f64> {
+    let dev = simulator.starts_with("dev");
+    match gpu {
+        Gpu::Gtx580 if dev => Some(0.89),
+        Gpu::Gtx580 if simulator.starts_with("v3.2.1") => Some(0.62),
+        Gpu::Qv100 if dev => QV100_CEILING,
+        Gpu::Rtx3070 if dev => RTX3070_CEILING,
+        _ => None,
     }
 }
+
+/// The memory-bound line on `gpu` under gpgpu-sim dev: `gtx580_line` (the
+/// utilisation at which the GTX580's programs count as memory-bound, 0.40 in
+/// the manifests' `BOUND`) scaled by how busy a pure stream keeps each GPU's
+/// bus, so that a program is memory-bound on every GPU at the same share of
+/// what its bus can carry (benchmarks/README.md, "The study on the QV100").
+/// `None` for a GPU whose ceiling is not measured.
+pub fn memory_bound_line(gpu: Gpu, gtx580_line: f64) -> Option<f64> {
+    let ceiling = stream_ceiling("dev", gpu)?;
+    let gtx580 = stream_ceiling("dev", Gpu::Gtx580)?;
+    Some(gtx580_line * ceiling / gtx580)
+}
+
+/// The QV100's and the RTX3070's stream ceilings under dev
+/// (`benchmarks/results/ceiling/`), with `benchmarks/kernels/stream.cu`,
+/// which fills every SM: `patterns.cu`'s 64 blocks, enough for the GTX580's
+/// 15 SMs, kept the QV100's bus busy only 0.357 of the time.
+const QV100_CEILING: Option<f64> = Some(0.80);
+const RTX3070_CEILING: Option<f64> = None;
 
 /// A kernel saturates the bus when its utilisation is at least this share
 /// of its simulator's [`stream_ceiling`].
@@ -143,6 +164,16 @@ pub fn kernels_speedup(none: &[KernelDram], codec: &[KernelDram], chosen: &[bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memory_bound_line_scales_with_each_gpus_stream_ceiling() {
+        assert_eq!(memory_bound_line(Gpu::Gtx580, 0.4), Some(0.4), "the manifests' BOUND line as it was");
+        let qv100 = memory_bound_line(Gpu::Qv100, 0.4).unwrap();
+        assert!((qv100 - 0.4 * 0.80 / 0.89).abs() < 1e-12, "{qv100}");
+        assert_eq!(stream_ceiling("v3.2.1", Gpu::Qv100), None, "v3.2.1 runs the GTX580 only");
+        assert_eq!(stream_ceiling("v3.2.1", Gpu::Gtx580), Some(0.62));
+        assert_eq!(stream_ceiling("dev-6b244a5", Gpu::Qv100), Some(0.80));
+    }
 
     fn counters(cycles: u64, busy_cycles: u64, activations: u64) -> DramCounters {
         DramCounters { cycles, busy_cycles, activations, commands: busy_cycles / 2 }

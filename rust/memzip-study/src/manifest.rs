@@ -4,8 +4,11 @@
 //! shell parts (how to fetch, build, make the input, run and check) are run
 //! by `scripts/bench.sh`; this reads its plain values.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use crate::gpu::{Gpu, GPUS};
 
 /// A benchmark's manifest: where it is and the plain values memzip needs
 /// before any shell runs.
@@ -23,11 +26,13 @@ pub struct Manifest {
     /// it on MGPUSim); empty for gpgpu-sim.
     pub runner: String,
     /// The first word of `BOUND` (`memory`, `latency` or `compute`): what
-    /// its `none` run at `study` on gpgpu-sim dev measured, `memory` when the
-    /// DRAM data bus was busy in at least 0.40 of DRAM cycles. The study's
-    /// one set of memory-bound programs (`memzip report`); empty when the
-    /// manifest does not say.
-    pub bound: String,
+    /// its `none` run at `study` on gpgpu-sim dev's GTX580 measured, `memory`
+    /// when the DRAM data bus was busy in at least 0.40 of DRAM cycles; and of
+    /// `BOUND_QV100` / `BOUND_RTX3070`, the same measure on that GPU against
+    /// its own line ([`crate::bounds::memory_bound_line`]). Each GPU's one set
+    /// of memory-bound programs (`memzip report`); a GPU whose key the
+    /// manifest lacks is not in the map.
+    bounds: BTreeMap<Gpu, String>,
 }
 
 impl Manifest {
@@ -76,8 +81,20 @@ impl Manifest {
             presets: value("PRESETS").split_whitespace().map(String::from).collect(),
             status: value("STATUS"),
             runner: value("RUNNER"),
-            bound: value("BOUND").split_whitespace().next().unwrap_or_default().to_string(),
+            bounds: GPUS
+                .into_iter()
+                .filter_map(|gpu| {
+                    let word = value(&bound_key(gpu)).split_whitespace().next().unwrap_or_default().to_string();
+                    (!word.is_empty()).then_some((gpu, word))
+                })
+                .collect(),
         })
+    }
+
+    /// How its `none` run at `study` on `gpu` is bound (`memory`, `latency`,
+    /// `compute`), when the manifest says.
+    pub fn bound_on(&self, gpu: Gpu) -> Option<&str> {
+        self.bounds.get(&gpu).map(String::as_str)
     }
 
     /// An error unless the benchmark runs here and has `preset`.
@@ -92,15 +109,26 @@ impl Manifest {
     }
 }
 
-/// Every benchmark (`suite/name`, sorted) whose manifest says `BOUND=memory`.
-pub fn memory_bound_benchmarks(repo: &Path) -> Vec<String> {
+/// The manifest key of the bound class on `gpu`: `BOUND` on the GTX580 (the
+/// papers' config, measured first), `BOUND_QV100`, `BOUND_RTX3070`.
+fn bound_key(gpu: Gpu) -> String {
+    if gpu.is_default() {
+        "BOUND".to_string()
+    } else {
+        format!("BOUND_{}", gpu.name().to_uppercase())
+    }
+}
+
+/// Every benchmark (`suite/name`, sorted) whose manifest says it is
+/// memory-bound on `gpu` (`BOUND=memory` on the GTX580).
+pub fn memory_bound_benchmarks(repo: &Path, gpu: Gpu) -> Vec<String> {
     let mut found = Vec::new();
     for suite in fs::read_dir(repo.join("benchmarks")).into_iter().flatten().flatten() {
         for file in fs::read_dir(suite.path()).into_iter().flatten().flatten() {
             let path = file.path();
             if path.extension().is_some_and(|e| e == "env") {
                 if let Ok(manifest) = Manifest::read(&path) {
-                    if manifest.bound == "memory" {
+                    if manifest.bound_on(gpu) == Some("memory") {
                         found.push(format!("{}/{}", manifest.suite, manifest.name));
                     }
                 }
@@ -160,5 +188,22 @@ mod tests {
             bfs.check_runs_at("huge").unwrap_err(),
             format!("--preset huge: bfs has presets: {}", bfs.presets.join(" "))
         );
+    }
+
+    #[test]
+    fn each_gpu_has_its_own_bound_class() {
+        let dir = std::env::temp_dir().join(format!("memzip-manifest-bounds-{}", std::process::id()));
+        fs::create_dir_all(dir.join("benchmarks/s")).unwrap();
+        let write = |name: &str, text: &str| fs::write(dir.join(format!("benchmarks/s/{name}.env")), text).unwrap();
+        write("both", "BOUND=\"memory 0.61\"\nBOUND_QV100=\"latency 0.12\"\n");
+        write("volta", "BOUND=\"latency 0.30\"\nBOUND_QV100='memory 0.52'\n");
+        write("fermi", "BOUND=\"memory 0.45\"\n");
+        let both = Manifest::find(&dir, "s/both").unwrap();
+        assert_eq!((both.bound_on(Gpu::Gtx580), both.bound_on(Gpu::Qv100)), (Some("memory"), Some("latency")));
+        assert_eq!(both.bound_on(Gpu::Rtx3070), None, "not measured there");
+        assert_eq!(memory_bound_benchmarks(&dir, Gpu::Gtx580), ["s/both", "s/fermi"]);
+        assert_eq!(memory_bound_benchmarks(&dir, Gpu::Qv100), ["s/volta"]);
+        assert!(memory_bound_benchmarks(&dir, Gpu::Rtx3070).is_empty());
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::{axes, geomean_table, program_of, ReportOptions};
+use crate::bounds;
+use crate::gpu::Gpu;
 use crate::manifest::{memory_bound_benchmarks, Manifest};
 use crate::table::Row;
 
@@ -43,14 +45,29 @@ impl Classes {
 }
 
 /// How a program's (`suite/name preset[ @simulator]`) benchmark manifest says
-/// it is bound (`memory`, `latency`, `compute`), when it names one that says.
-fn manifest_bound(repo: Option<&Path>, program: &str) -> Option<String> {
+/// it is bound on `gpu` (`memory`, `latency`, `compute`), when it names one
+/// that says.
+fn manifest_bound(repo: Option<&Path>, program: &str, gpu: Gpu) -> Option<String> {
     let benchmark = program.split_whitespace().next().filter(|b| b.contains('/'))?;
-    let bound = Manifest::find(repo?, benchmark).ok()?.bound;
-    (!bound.is_empty()).then_some(bound)
+    Manifest::find(repo?, benchmark).ok()?.bound_on(gpu).map(str::to_string)
+}
+
+/// The GPU a program's runs simulated (one per program: its label names
+/// any GPU but the GTX580).
+fn gpu_of(rows: &[Row], program: &str) -> Gpu {
+    rows.iter().find(|r| program_of(r) == program).map(|r| r.run.gpu).unwrap_or_default()
+}
+
+/// The memory-bound line for a program without a manifest's class: the
+/// report's (`--memory-bound-util`, a GTX580 utilisation) scaled to `gpu`'s
+/// bus ([`bounds::memory_bound_line`]); the report's as given on a GPU
+/// whose ceiling is not measured.
+fn line_on(gpu: Gpu, options: &ReportOptions) -> f64 {
+    bounds::memory_bound_line(gpu, options.memory_bound_utilization).unwrap_or(options.memory_bound_utilization)
 }
 
 fn class_of(rows: &[Row], program: &str, options: &ReportOptions) -> Option<BoundClass> {
+    let gpu = gpu_of(rows, program);
     let none = rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program);
     let average = none.and_then(|n| n.run.dram_utilization);
     let measured = match (average, none.and_then(|n| n.run.saturated_share())) {
@@ -58,10 +75,10 @@ fn class_of(rows: &[Row], program: &str, options: &ReportOptions) -> Option<Boun
         (Some(average), None) => format!("{average:.2}"),
         (None, _) => "-".to_string(),
     };
-    if let Some(bound) = manifest_bound(options.repo.as_deref(), program) {
+    if let Some(bound) = manifest_bound(options.repo.as_deref(), program, gpu) {
         return Some(BoundClass { memory: bound == "memory", measured });
     }
-    Some(BoundClass { memory: average? >= options.memory_bound_utilization, measured })
+    Some(BoundClass { memory: average? >= line_on(gpu, options), measured })
 }
 
 /// The section: the rule, the classes with this report's measurements, the
@@ -82,8 +99,9 @@ pub(super) fn section(rows: &[Row], classes: &Classes, options: &ReportOptions) 
         "\n## Memory-bound programs and the others\n\nA program is memory-bound when its benchmark's manifest says \
          so (`BOUND` in `benchmarks/<suite>/<name>.env`: its `none` run at the `study` preset on gpgpu-sim dev keeps \
          the DRAM data bus busy in at least 0.40 of DRAM cycles), one set for every report whatever its simulator, \
-         input or options; a program without such a manifest, when its own `none` run keeps the bus busy in at \
-         least {:.2} of DRAM cycles. In brackets: this report's `none` run's DRAM bandwidth utilisation and, with a \
+         input or options; on another GPU, when the manifest's `BOUND_<GPU>` says so (the same measure on that \
+         GPU against 0.40 scaled by its stream ceiling); a program without such a manifest, when its own `none` \
+         run keeps the bus busy in at least {:.2} of DRAM cycles (so scaled on another GPU). In brackets: this report's `none` run's DRAM bandwidth utilisation and, with a \
          per-kernel record, the share of its DRAM cycles in kernels that saturate the bus. Memory-bound: {}. Not \
          memory-bound: {}. Not classed: {}.\n",
         options.memory_bound_utilization,
@@ -91,7 +109,7 @@ pub(super) fn section(rows: &[Row], classes: &Classes, options: &ReportOptions) 
         list(&other),
         list(&unclassed)
     );
-    out.push_str(&missing_benchmarks(&programs, options));
+    out.push_str(&missing_benchmarks(rows, &programs, options));
     for (title, want_memory) in [("Memory-bound", true), ("Not memory-bound", false)] {
         let subset = classes.rows(rows, want_memory);
         if !subset.is_empty() {
@@ -102,23 +120,32 @@ pub(super) fn section(rows: &[Row], classes: &Classes, options: &ReportOptions) 
 }
 
 /// Which memory-bound benchmarks (by their manifests) the report has no run
-/// of: its memory-bound means are over a subset of the set.
-fn missing_benchmarks(programs: &[String], options: &ReportOptions) -> String {
+/// of, on each GPU it has runs of: its memory-bound means are over a subset
+/// of the set.
+fn missing_benchmarks(rows: &[Row], programs: &[String], options: &ReportOptions) -> String {
     let Some(repo) = options.repo.as_deref() else {
         return String::new();
     };
-    let all = memory_bound_benchmarks(repo);
-    let missing: Vec<&String> =
-        all.iter().filter(|b| !programs.iter().any(|p| p.split_whitespace().next() == Some(b.as_str()))).collect();
-    if missing.is_empty() || missing.len() == all.len() {
-        return String::new();
+    let mut gpus: Vec<Gpu> = programs.iter().map(|p| gpu_of(rows, p)).collect();
+    gpus.sort();
+    gpus.dedup();
+    let mut out = String::new();
+    for gpu in gpus {
+        let all = memory_bound_benchmarks(repo, gpu);
+        let has = |b: &str| programs.iter().any(|p| gpu_of(rows, p) == gpu && p.split_whitespace().next() == Some(b));
+        let missing: Vec<&str> = all.iter().map(String::as_str).filter(|b| !has(b)).collect();
+        if missing.is_empty() || missing.len() == all.len() {
+            continue;
+        }
+        let on = if gpu.is_default() { String::new() } else { format!(" on the {gpu}") };
+        let _ = write!(
+            out,
+            "\nThis report has runs of {} of the {} memory-bound benchmarks{on}; its memory-bound means are over \
+             those (without {}).\n",
+            all.len() - missing.len(),
+            all.len(),
+            missing.join(", ")
+        );
     }
-    let names: Vec<&str> = missing.iter().map(|b| b.as_str()).collect();
-    format!(
-        "\nThis report has runs of {} of the {} memory-bound benchmarks; its memory-bound means are over those \
-         (without {}).\n",
-        all.len() - missing.len(),
-        all.len(),
-        names.join(", ")
-    )
+    out
 }

@@ -164,7 +164,7 @@ impl Run {
     /// The bus cycles of one burst and the utilisation at which a kernel of
     /// this run saturates the bus.
     fn saturation_test(&self) -> Option<(f64, f64)> {
-        let ceiling = bounds::stream_ceiling(self.simulator.as_deref()?)?;
+        let ceiling = bounds::stream_ceiling(self.simulator.as_deref()?, self.gpu)?;
         Some((self.dram?.burst_cycles()?, bounds::SATURATED_OF_CEILING * ceiling))
     }
 
