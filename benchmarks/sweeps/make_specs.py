@@ -319,6 +319,16 @@ def study_qv100_none():
     return runs
 
 
+# The RTX3070 (gpgpu-sim dev's SM86_RTX3070: Ampere, 46 SMs, GDDR6; issue 50): every study
+# benchmark's `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has
+# checked its output and every decoded block on that GPU too. Its study grid is optional.
+def rtx3070_tiny():
+    runs = [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY]
+    for r in runs:
+        r["gpus"] = ["rtx3070"]
+    return runs
+
+
 # Which study benchmarks run on v3.2.1 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1): each one's
 # `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has also checked
 # its output and every decoded block. Cheap (tiny); the study-size runs on v3.2.1 are
@@ -408,6 +418,7 @@ def main():
     write("v321-tiny.json", v321_tiny())
     write("study-v321.json", study_v321())
     write("study-qv100-none.json", study_qv100_none())
+    write("rtx3070-tiny.json", rtx3070_tiny())
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
     write("sens-pdw.json", sens_pdw())
