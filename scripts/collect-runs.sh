@@ -7,7 +7,7 @@
 #
 # FROM_DIR holds run directories (a `memzip sweep --out` directory); each
 # finished one (run.json present; not .tmp-* or *.failed) is copied to
-# TO_DIR/<id>/ with: run.json, stats.json, bench.json, check.log,
+# TO_DIR/<id>/ with: run.json, stats.json, bench.json, check.log, mgpu.log,
 # analyze.json, analyze.txt, the sensitivity analyses analyze-<name>.json and
 # the power model's report (whichever exist). `memzip table` and `memzip
 # report` read such a directory: the cycles are in run.json (`cycles`, filled
@@ -32,7 +32,7 @@ mkdir -p "$to"
 # small_files RUN: the names of RUN's files that are collected.
 small_files() {
     local file
-    for file in run.json stats.json bench.json check.log sweep.json analyze.json analyze.txt "$1"/analyze-*.json \
+    for file in run.json stats.json bench.json check.log mgpu.log sweep.json analyze.json analyze.txt "$1"/analyze-*.json \
         "$1"/gpgpusim_power_report__*.log "$1"/accelwattch_power_report.log; do
         file=$(basename "$file")
         [[ ! -f "$1/$file" ]] || echo "$file"
