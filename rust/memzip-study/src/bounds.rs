@@ -118,7 +118,7 @@ pub fn memory_bound_line(gpu: Gpu, gtx580_line: f64) -> Option<f64> {
 /// which fills every SM: `patterns.cu`'s 64 blocks, enough for the GTX580's
 /// 15 SMs, kept the QV100's bus busy only 0.357 of the time.
 const QV100_CEILING: Option<f64> = Some(0.80);
-const RTX3070_CEILING: Option<f64> = None;
+const RTX3070_CEILING: Option<f64> = Some(0.85);
 
 /// A kernel saturates the bus when its utilisation is at least this share
 /// of its simulator's [`stream_ceiling`].
@@ -173,6 +173,7 @@ mod tests {
         assert_eq!(stream_ceiling("v3.2.1", Gpu::Qv100), None, "v3.2.1 runs the GTX580 only");
         assert_eq!(stream_ceiling("v3.2.1", Gpu::Gtx580), Some(0.62));
         assert_eq!(stream_ceiling("dev-6b244a5", Gpu::Qv100), Some(0.80));
+        assert_eq!(stream_ceiling("dev-6b244a5", Gpu::Rtx3070), Some(0.85));
     }
 
     fn counters(cycles: u64, busy_cycles: u64, activations: u64) -> DramCounters {
