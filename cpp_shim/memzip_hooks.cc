@@ -69,6 +69,7 @@
 #include "../cuda-sim/memory.h"
 #include "../option_parser.h"
 #include "dram.h"
+#include "dram_sched.h"
 #include "gpu-sim.h"
 #include "l2cache.h"
 #include "mem_fetch.h"
@@ -284,8 +285,8 @@ void memzip_options::print_stats(FILE *fp) const {
   for (memzip_partition *p : state->partitions) {
     if (!p) continue;
     rust::Box<memzip::Stats> st = p->ctrl()->box->stats();
-    unsigned long long dram[5];
-    if (p->dram_counters(dram)) st->set_dram_counters(dram[0], dram[1], dram[2], dram[3], dram[4]);
+    unsigned long long dram[6];
+    if (p->dram_counters(dram)) st->set_dram_counters(dram[0], dram[1], dram[2], dram[3], dram[4], dram[5]);
     total->merge(*st);
     std::string prefix = "memzip_mc[" + std::to_string(p->id()) + "]";
     fputs(std::string(st->to_text(prefix)).c_str(), fp);
@@ -404,6 +405,7 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   pending p;
   p.nbytes = a.dram_bytes + a.metadata_dram_bytes + a.rmw_read_bytes;
   p.decompress_cycles = mf->is_write() ? 0 : core_cycles(a.latency_cycles);
+  p.in_dram = false;
   m_pending[mf] = p;
   return core_cycles(mf->is_write() ? a.latency_cycles : a.metadata_cycles);
 }
@@ -429,10 +431,20 @@ unsigned long long memzip_partition::units_written_whole(const mem_fetch *mf,
 
 unsigned memzip_partition::transfer_bytes(mem_fetch *mf, unsigned nbytes) {
   auto it = m_pending.find(mf);
-  if (it == m_pending.end()) return nbytes;
-  unsigned n = it->second.nbytes;
-  // Reads that need decompression stay until their reply is taken back.
-  if (it->second.decompress_cycles == 0) m_pending.erase(it);
+  unsigned n = nbytes;
+  if (it != m_pending.end()) {
+    n = it->second.nbytes;
+    // Reads that need decompression stay until their reply is taken back.
+    if (it->second.decompress_cycles == 0)
+      m_pending.erase(it);
+    else
+      it->second.in_dram = true;
+  }
+  pushed p;
+  p.mf = mf;
+  p.nbytes = n;
+  m_pushed.push_back(p);
+  if (m_pushed.size() > 4) m_pushed.pop_front();  // mrqq holds at most 2
   return n;
 }
 
@@ -472,7 +484,57 @@ void memzip_partition::note_sampling_end() const {
          std::string(m_ctrl->box->codec_name()).c_str());
 }
 
-bool memzip_partition::dram_counters(unsigned long long counters[5]) const {
+// dram_t issues one column command per dram_atom_size bytes of a request,
+// the last one possibly partial: it adds the atom to txbytes at each read or
+// write command (counted in n_rd/n_wr, on dev also n_rd_L2_A/n_wr_WB) until
+// txbytes reaches nbytes (dram.cc, issue_col_command).
+unsigned long long memzip_partition::commands_for(unsigned nbytes) const {
+  const unsigned atom = m_config->dram_atom_size;
+  return (nbytes + atom - 1) / atom;
+}
+
+// Why: memzip charges a request's bursts when it leaves the L2 (on_issue),
+// the DRAM counts a column command when it issues one, and a kernel ends
+// (the counters are read) without waiting for the requests between the two.
+// Counting those requests' remaining commands makes the account exact:
+// under none, read + write commands + unissued bursts = memzip's bursts.
+unsigned long long memzip_partition::unissued_bursts() const {
+  unsigned long long n = 0;
+  // The DRAM latency queue: charged, not yet pushed into the DRAM.
+  for (const auto &e : m_pending)
+    if (!e.second.in_dram) n += commands_for(e.second.nbytes);
+  return n + unissued_in_dram();
+}
+
+unsigned long long memzip_partition::unissued_in_dram() const {
+  const dram_t &d = *m_dram;
+  auto owed = [this](const dram_req_t *r) {
+    return r->txbytes < r->nbytes ? commands_for(r->nbytes - r->txbytes) : 0ull;
+  };
+  unsigned long long n = 0;
+  // In service in a bank, possibly partly issued.
+  for (unsigned b = 0; b < m_config->nbk; ++b)
+    if (d.bk[b]->mrq) n += owed(d.bk[b]->mrq);
+  // Waiting in the FR-FCFS scheduler's per-bank queues.
+  if (d.m_frfcfs_scheduler) {
+    const frfcfs_scheduler &s = *d.m_frfcfs_scheduler;
+    for (unsigned b = 0; b < m_config->nbk; ++b) {
+      for (const dram_req_t *r : s.m_queue[b]) n += owed(r);
+#ifndef MEMZIP_GPGPUSIM_V3
+      if (m_config->seperate_write_queue_enabled)
+        for (const dram_req_t *r : s.m_write_queue[b]) n += owed(r);
+#endif
+    }
+  }
+  // Waiting in dram_t's request queue (a FIFO): the newest requests pushed.
+  const size_t queued = d.mrqq->get_length();
+  if (queued > m_pushed.size() || (queued && d.mrqq->top()->data != m_pushed[m_pushed.size() - queued].mf))
+    memzip_fatal("the DRAM's request queue does not hold the requests last handed to it");
+  for (size_t i = m_pushed.size() - queued; i < m_pushed.size(); ++i) n += commands_for(m_pushed[i].nbytes);
+  return n;
+}
+
+bool memzip_partition::dram_counters(unsigned long long counters[6]) const {
   if (!m_dram) return false;
   counters[0] = m_dram->n_cmd;
   counters[1] = m_dram->bwutil;
@@ -485,6 +547,7 @@ bool memzip_partition::dram_counters(unsigned long long counters[5]) const {
   counters[3] = m_dram->n_rd + m_dram->n_rd_L2_A;
   counters[4] = m_dram->n_wr + m_dram->n_wr_WB;
 #endif
+  counters[5] = unissued_bursts();
   return true;
 }
 

@@ -95,9 +95,10 @@ class memzip_partition {
   unsigned id() const { return m_id; }
   // The simulator's own counters of this channel's DRAM (cumulative): DRAM
   // cycles, data-bus busy cycles, activations, read and write column
-  // commands. False before the channel's first DRAM cycle. (dram_t makes
+  // commands, and the column commands still owed: unissued_bursts(). False
+  // before the channel's first DRAM cycle. (dram_t and frfcfs_scheduler make
   // memzip_partition a friend in the hooks patch.)
-  bool dram_counters(unsigned long long counters[5]) const;
+  bool dram_counters(unsigned long long counters[6]) const;
 
   struct controller;  // rust::Box<memzip::Controller> (.cc)
   controller *ctrl() const { return m_ctrl; }
@@ -112,9 +113,21 @@ class memzip_partition {
   void read_block(unsigned long long block_addr, unsigned char *buf) const;
   void write_back_approximation(unsigned long long block_addr, const unsigned char *approximated) const;
 
+  // The column commands this channel's DRAM will still issue for requests
+  // memzip has already charged: those in the DRAM latency queue, the DRAM's
+  // request queue, the FR-FCFS scheduler's queues and the banks.
+  unsigned long long unissued_bursts() const;
+  unsigned long long unissued_in_dram() const;
+  unsigned long long commands_for(unsigned nbytes) const;
+
   struct pending {
     unsigned nbytes;             // DRAM transfer size (data + metadata)
     unsigned decompress_cycles;  // return-path delay (reads)
+    bool in_dram;                // transfer_bytes has handed it to the DRAM
+  };
+  struct pushed {
+    const mem_fetch *mf;
+    unsigned nbytes;
   };
   struct held {
     mem_fetch *mf;
@@ -130,6 +143,11 @@ class memzip_partition {
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
   std::deque<held> m_held;  // replies in the decompressor, in ready-cycle order
+  // The last requests handed to the DRAM, newest last: dram_t's request queue
+  // (mrqq, a FIFO of at most 2 in both generations) holds the newest of them,
+  // as many as its length. Kept here because the queue's elements are
+  // private to fifo_pipeline, whose header every simulator file includes.
+  std::deque<pushed> m_pushed;
   const dram_t *m_dram;     // this partition's DRAM, seen on its first cycle
 };
 

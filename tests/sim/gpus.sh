@@ -1,12 +1,13 @@
 # Sourced by tests/sim/run.sh: the modern GPU configs (--gpu qv100, rtx3070:
 # gpgpu-sim's SM7_QV100 and SM86_RTX3070, sectored L2s with 32-byte sectors).
-#  - under none every DRAM request meets memzip: column commands == bursts,
+#  - under none every DRAM request meets memzip: column commands (+ those
+#    still owed at the end) == bursts,
 #    the sector reads are counted as partial reads, the output is right;
 #  - sectors.cu (first sector of each line read and written) under mag_bdi
 #    with -memzip_verify 1 on QV100: sector reads of compressed lines fetch
 #    the whole stored line (over-fetch counted), write-backs of one dirty
 #    sector read the line back (read-modify-write bursts counted and on the
-#    DRAM bus: commands == bursts), 0 verify failures, output right;
+#    DRAM bus: commands + owed == bursts), 0 verify failures, output right;
 #    -memzip_partial_writes raw instead stores those lines raw (fallbacks).
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/sectors" "$MEMZIP_ROOT/benchmarks/kernels/sectors.cu"

@@ -65,18 +65,24 @@ print(eval(sys.argv[2], {}, {"t": t}))' "$work/$1/stats.json" "$2"
 
 # bursts_verdict NAME RUN: every DRAM request met memzip and every burst memzip
 # charged (reads, write-backs, metadata, read-modify-write reads) went over the
-# bus: the simulator's column commands equal memzip's bursts (the MAG is the
-# DRAM atom in every config memzip runs). memzip counts a request when it
-# leaves the L2 and the DRAM counts it when it issues, and gpgpu-sim ends a
-# kernel without waiting for the L2's last write-backs: bursts may exceed
-# commands by those still queued then (at most 64 a channel; measured: up to
-# 202 over the GTX580's 6 channels), never fall below them (a request that
-# bypassed memzip). A run that never reached DRAM fails it.
+# bus or was still owed: the simulator's column commands plus those it had not
+# issued yet when the last kernel ended (dram_device.unissued_bursts: requests
+# between the L2 and the DRAM's command bus, which gpgpu-sim does not wait
+# for) equal memzip's bursts exactly, in total and on every channel (the MAG is
+# the DRAM atom in every config memzip runs). Fewer would be a request that
+# bypassed memzip; more, bursts memzip charged that the DRAM never moves. A
+# run that never reached DRAM fails it.
 bursts_verdict() {
-    local commands bursts channels
-    read -r commands bursts channels < <(total "$2" '"%d %d %d" % (t["dram_device"]["read_commands"] + t["dram_device"]["write_commands"], t["dram_bursts"], t["controllers"])')
-    verdict "$1" "DRAM column commands $commands, memzip bursts $bursts ($((bursts - commands)) queued at the end over $channels channels; requests $(total "$2" '" ".join("%s:%d" % kv for kv in t.get("requests", {}).items())'))" \
-        test "$bursts" -gt 0 -a "$commands" -le "$bursts" -a $((bursts - commands)) -le $((64 * channels))
+    local commands unissued bursts off
+    read -r commands unissued bursts off < <(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+def account(c):
+    d = c["dram_device"]
+    return d["read_commands"] + d["write_commands"], d["unissued_bursts"], c["dram_bursts"]
+off = [str(i) for i, (cmd, owed, bursts) in enumerate(map(account, s["controllers"])) if cmd + owed != bursts]
+print(*account(s["total"]), ",".join(off) or "none")' "$work/$2/stats.json")
+    verdict "$1" "DRAM column commands $commands + unissued at the end $unissued = $((commands + unissued)), memzip bursts $bursts (channels that differ: $off; requests $(total "$2" '" ".join("%s:%d" % kv for kv in t.get("requests", {}).items())'))" \
+        test "${bursts:-0}" -gt 0 -a $((commands + unissued)) -eq "${bursts:-0}" -a "$off" = none
 }
 
 # tiny_run RUN BENCH CODEC [memzip options...]: starts BENCH at the tiny preset

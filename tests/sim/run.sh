@@ -18,7 +18,8 @@
 #    decompression latency does (the DRAM latency queue in ready-cycle order);
 #  - the option checks of options.sh (E2MC settings of adaptive candidates,
 #    bad values stopping with one line); MEMZIP_SIM_CHECKS=options runs only those.
-#  - every run: the DRAM's column commands equal memzip's bursts (helpers.sh);
+#  - every run: the DRAM's column commands, plus those it still owed when the
+#    last kernel ended, equal memzip's bursts exactly (helpers.sh);
 #  - the QV100 and RTX3070 configs (gpus.sh, MEMZIP_SIM_CHECKS=gpus): sector
 #    reads and partial write-backs through memzip, read-modify-write cost;
 #  - SLC (slc.sh): approximable data compresses more than under E2MC16 and the

@@ -5,7 +5,8 @@
 # -memzip_verify 1, outputs checked; runs two at a time (helpers.sh, spawn); none against the unpatched v3.2.1; mag_bdi cuts integer
 # traffic; CUDA SDK transpose and Lonestar bfs (tiny, mag_bdi) when their
 # sources are available (else one SKIP line each). In every patterns and
-# Rodinia run, the DRAM's column commands equal memzip's bursts (helpers.sh).
+# Rodinia run, the DRAM's column commands (+ those still owed at the end)
+# equal memzip's bursts (helpers.sh).
 #
 # Runs when a gpgpu-sim source is available (MEMZIP_GPGPUSIM_REPO, or a clone
 # an earlier setup left in the memzip cache: v3.2.1's own or dev's, which

@@ -174,7 +174,8 @@ pub mod ffi {
         fn merge(self: &mut Stats, other: &Stats);
         /// The simulator's own DRAM counters of this channel at kernel end
         /// (cumulative): DRAM cycles, data-bus busy cycles, activations,
-        /// read and write column commands.
+        /// read and write column commands; and the column commands it still
+        /// owes then for requests memzip has charged.
         fn set_dram_counters(
             self: &mut Stats,
             cycles: u64,
@@ -182,6 +183,7 @@ pub mod ffi {
             activations: u64,
             read_commands: u64,
             write_commands: u64,
+            unissued_bursts: u64,
         );
         /// The run's simulated core cycles and core clock (Hz), for the energy-delay product.
         fn set_simulated_time(self: &mut Stats, cycles: u64, core_hz: f64);
@@ -540,8 +542,10 @@ impl Stats {
         activations: u64,
         read_commands: u64,
         write_commands: u64,
+        unissued_bursts: u64,
     ) {
-        self.0.dram_device = mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands };
+        self.0.dram_device =
+            mc::DramDeviceStats { cycles, busy_cycles, activations, read_commands, write_commands, unissued_bursts };
     }
 
     fn set_simulated_time(&mut self, cycles: u64, core_hz: f64) {
@@ -709,7 +713,7 @@ mod tests {
         controller.read_block(0x1000).unwrap(); // never written: 4 bursts, MDC miss fills a 32-byte line
         let mut total = new_stats();
         total.merge(&controller.stats());
-        total.set_dram_counters(1000, 10, 2, 0, 0);
+        total.set_dram_counters(1000, 10, 2, 0, 0, 0);
         total.set_simulated_time(822, 822e6);
         let json = total.to_json();
         for field in ["\"dram_read_pj\": 1280.0", "\"dram_activation_pj\": 200.0", "\"simulated_seconds\": 1e-6"] {

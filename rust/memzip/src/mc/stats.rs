@@ -197,7 +197,13 @@ impl Serialize for MetadataStats {
 /// clock cycles elapsed), `bwutil` (cycles the data bus was busy with bursts),
 /// `n_act` (row activations) and its read/write column commands. memzip's
 /// model does not produce them; they are here so a run's DRAM bandwidth
-/// utilisation sits next to its compression statistics.
+/// utilisation sits next to its compression statistics. With them, read at
+/// the same moment, the column commands the DRAM still owes for requests
+/// memzip has charged (`unissued_bursts`): memzip counts a request's bursts
+/// when it leaves the L2, the DRAM a command when it issues it, and a kernel
+/// ends without waiting for the requests in between. So under `none`
+/// `read_commands + write_commands + unissued_bursts` equals memzip's
+/// `dram_bursts` exactly (checked by `tests/sim/`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DramDeviceStats {
     /// DRAM command-clock cycles simulated (`n_cmd`).
@@ -209,6 +215,10 @@ pub struct DramDeviceStats {
     /// Read and write column commands (one atom each).
     pub read_commands: u64,
     pub write_commands: u64,
+    /// Column commands not issued yet for requests memzip has charged: those
+    /// in the partition's DRAM latency queue, the DRAM's request and
+    /// scheduler queues, and the rest of the requests in service in the banks.
+    pub unissued_bursts: u64,
 }
 
 impl DramDeviceStats {
@@ -224,17 +234,19 @@ impl DramDeviceStats {
         self.activations += other.activations;
         self.read_commands += other.read_commands;
         self.write_commands += other.write_commands;
+        self.unissued_bursts += other.unissued_bursts;
     }
 }
 
 impl Serialize for DramDeviceStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("DramDeviceStats", 6)?;
+        let mut s = serializer.serialize_struct("DramDeviceStats", 7)?;
         s.serialize_field("cycles", &self.cycles)?;
         s.serialize_field("busy_cycles", &self.busy_cycles)?;
         s.serialize_field("activations", &self.activations)?;
         s.serialize_field("read_commands", &self.read_commands)?;
         s.serialize_field("write_commands", &self.write_commands)?;
+        s.serialize_field("unissued_bursts", &self.unissued_bursts)?;
         s.serialize_field("bandwidth_utilization", &self.bandwidth_utilization())?;
         s.end()
     }
@@ -619,7 +631,14 @@ mod tests {
     fn channel(cycles: u64, busy_cycles: u64) -> McStats {
         McStats {
             controllers: 1,
-            dram_device: DramDeviceStats { cycles, busy_cycles, activations: 3, read_commands: 5, write_commands: 7 },
+            dram_device: DramDeviceStats {
+                cycles,
+                busy_cycles,
+                activations: 3,
+                read_commands: 5,
+                write_commands: 7,
+                unissued_bursts: 2,
+            },
             ..McStats::default()
         }
     }
@@ -635,6 +654,7 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&total.to_json()).unwrap();
         assert_eq!(json["dram_bandwidth_utilization"], 0.4);
         assert_eq!(json["dram_device"]["busy_cycles"], 800);
+        assert_eq!(json["dram_device"]["unissued_bursts"], 4);
         assert!(total.to_text("t").contains("t_dram_bandwidth_utilization = 0.4000\n"));
     }
 
