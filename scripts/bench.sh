@@ -61,7 +61,16 @@ cmd_list() {
 
 # fetch_suite: a clone of the suite at $COMMIT with $CHECKOUT checked out.
 # Only the listed folders are checked out: some snapshots lack large data files.
+# A manifest without REPO_ENV and REPO_URL builds our own program from this
+# checkout's benchmarks/ (BUILD_DIR under it); its COMMIT is a checksum of
+# BUILD_DIR's files, so an edit rebuilds it.
 fetch_suite() {
+    if [[ -z "${REPO_ENV:-}${REPO_URL:-}" ]]; then
+        SRC="$MEMZIP_ROOT/benchmarks"
+        [[ -d "$SRC/$BUILD_DIR" ]] || die "BUILD_DIR $BUILD_DIR: no folder benchmarks/$BUILD_DIR"
+        COMMIT="ours-$(cd "$SRC/$BUILD_DIR" && find . -type f | LC_ALL=C sort | xargs -d '\n' cksum | cksum | cut -d' ' -f1)"
+        return 0
+    fi
     local src="$bench_root/src/$SUITE" repo=${!REPO_ENV:-$REPO_URL}
     if [[ ! -d "$src/.git" ]]; then
         step "fetch $SUITE from $repo"

@@ -28,6 +28,8 @@
 #    energy under mag_bdi and e2mc16 than under none; random bytes cost more
 #    under fpc (compressor and metadata cache, no burst saved); the row
 #    activations and simulated time come from the simulator.
+#  - the ml suite at tiny (ml.sh, MEMZIP_SIM_CHECKS=ml): our tensor kernels on
+#    the corpus's real tensors under none and fpexp, outputs exact, 0 verify failures.
 # MEMZIP_KEEP_RUNS=1 keeps the run directories. Ends with "N passed, N failed".
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/lib.sh"
@@ -59,7 +61,7 @@ sim() {
         --expect '^PASS' "$@" -- "$work/patterns" "$pattern" "$words" 2>"$work/$name.err"
 }
 
-if [[ "${MEMZIP_SIM_CHECKS:-all}" =~ ^(options|slc|gpus)$ ]]; then
+if [[ "${MEMZIP_SIM_CHECKS:-all}" =~ ^(options|slc|gpus|ml)$ ]]; then
     source "$(dirname "$0")/$MEMZIP_SIM_CHECKS.sh"
     echo "$passed passed, $failed failed"
     exit $((failed > 0))
@@ -313,6 +315,7 @@ verdict "stale-simulator-refused" "$edited" grep -q "built from other sources th
 source "$(dirname "$0")/options.sh"
 source "$(dirname "$0")/slc.sh"
 source "$(dirname "$0")/gpus.sh"
+source "$(dirname "$0")/ml.sh"
 
 # Real benchmarks: tests/bench/run.sh.
 
