@@ -309,8 +309,13 @@ V321_UNSUPPORTED = (
 # the QV100's set), then its compute-bound ones (the QV100 has 2.4x less bandwidth per lane-cycle,
 # so they may turn memory-bound), then the latency-bound ones; in each class study.json's order
 # (cheapest GTX580 none run first), the three late ones last.
+# srad_v2 deadlocks on the QV100 at `study` in the unpatched gpgpu-sim dev too (cycle 42,391 of its
+# first kernel; benchmarks/results/study-qv100/README.md): out until that simulator bug is found.
+QV100_UNSUPPORTED = ["rodinia/srad_v2"]
+
+
 def study_qv100_none():
-    order = [b for b in STUDY if b not in LATE_NONE] + LATE_NONE
+    order = [b for b in STUDY if b not in LATE_NONE + QV100_UNSUPPORTED] + LATE_NONE
     rank = {"memory": 0, "compute": 1}
     order.sort(key=lambda b: rank.get(bound(b), 2))  # stable: cost order within a class
     runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]) for b in order]
