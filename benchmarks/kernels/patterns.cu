@@ -23,6 +23,7 @@
 #include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
+#include "cuda_check.h"
 
 enum Pattern { ZEROS, INTS, FLOATS, RANDOM, FLOATS256 };
 
@@ -79,15 +80,6 @@ static bool parse_pattern(const char* name, Pattern* p) {
         if (strcmp(name, names[k]) == 0) { *p = (Pattern)k; return true; }
     return false;
 }
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t err = (call);                                                    \
-        if (err != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err));      \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
 
 int main(int argc, char** argv) {
     Pattern pattern;

@@ -19,20 +19,12 @@
 #include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
+#include "cuda_check.h"
 
 __global__ void add_one(const uint32_t* in, uint32_t* out, size_t words) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride) out[i] = in[i] + 1;
 }
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t err = (call);                                                    \
-        if (err != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(err));      \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
 
 int main(int argc, char** argv) {
     size_t words = argc > 1 ? strtoull(argv[1], nullptr, 10) : (size_t)1 << 22;

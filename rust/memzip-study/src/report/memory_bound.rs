@@ -126,13 +126,16 @@ fn missing_benchmarks(rows: &[Row], programs: &[String], options: &ReportOptions
     let Some(repo) = options.repo.as_deref() else {
         return String::new();
     };
-    let mut gpus: Vec<Gpu> = programs.iter().map(|p| gpu_of(rows, p)).collect();
+    // Each program's benchmark and GPU, looked up once.
+    let run: Vec<(Option<&str>, Gpu)> =
+        programs.iter().map(|p| (p.split_whitespace().next(), gpu_of(rows, p))).collect();
+    let mut gpus: Vec<Gpu> = run.iter().map(|&(_, gpu)| gpu).collect();
     gpus.sort();
     gpus.dedup();
     let mut out = String::new();
     for gpu in gpus {
         let all = memory_bound_benchmarks(repo, gpu);
-        let has = |b: &str| programs.iter().any(|p| gpu_of(rows, p) == gpu && p.split_whitespace().next() == Some(b));
+        let has = |b: &str| run.contains(&(Some(b), gpu));
         let missing: Vec<&str> = all.iter().map(String::as_str).filter(|b| !has(b)).collect();
         if missing.is_empty() || missing.len() == all.len() {
             continue;
