@@ -410,6 +410,29 @@ def slc():
     return runs + [entry(b, SLC_VARIANTS, [VERIFY, ONLINE]) for b in SLC]
 
 
+# The ML study (issue 51): the five `ml` programs at `study` (benchmarks/ml/README.md, "Study
+# sizes", fixed from their none runs before any codec run) under none (with the trace: every codec's
+# CR offline and E2MC16's offline table), then fpexp (the codec made for these blocks) and MAG-aware
+# BDI first, so that a grid stopped part-way still holds the pair the study is about, then E2MC16
+# offline, BDI, BPC and the adaptive selector. The decode GEMV first (the study's headline: LLM
+# decoding reads every weight once per token), then the other memory-bound ones (train_step 0.91,
+# attention 0.41 on the GTX580), then the compute-bound rmsnorm and GEMM tile.
+ML = ["ml/llm_decode_gemv", "ml/train_step", "ml/llm_attention_decode", "ml/rmsnorm", "ml/gemm_tile"]
+
+
+def ml_study(gpu=None):
+    runs = []
+    for b in ML:
+        runs.append(entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]))
+        runs.append(entry(b, ["fpexp", "mag_bdi"], [VERIFY]))
+        runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE]))
+        runs.append(entry(b, ["bdi", "bpc", "adaptive"], [VERIFY]))
+    for r in runs:
+        if gpu:
+            r["gpus"] = [gpu]
+    return runs
+
+
 def write(name, runs):
     """Writes a spec next to this file."""
     # One entry per line, like readme-tiny.json: short diffs when a list changes.
@@ -435,6 +458,8 @@ def main():
     write("paper-inputs.json", paper_inputs())
     write("paper-footprint.json", paper_footprint())
     write("slc.json", slc())
+    write("ml-study.json", ml_study())
+    write("ml-study-qv100.json", ml_study("qv100"))
 
 
 if __name__ == "__main__":
