@@ -288,11 +288,17 @@ pub fn run_benchmark(repo: &Path, options: &BenchOptions) -> Result<(), String> 
     let check_ok = record.output_ok == Some(true)
         && bench_sh(repo, &["check", &manifest_path, "--preset", preset, "--out", &out_text]).is_ok();
     if prepared.approx_allocs.is_some() || approximation.approximable_blocks > 0 {
+        // The reference is the same GPU's exact run: a program whose floating-point
+        // reductions follow the warps' timing may round differently on another GPU.
+        let key_suffix = format!("{gpu_suffix}{suffix}");
         let values = output_values::ValuesRun {
             out: &out,
-            exact_key: &format!("{}-{name}-{preset}{suffix}", prepared.suite),
+            exact_key: &format!("{}-{name}-{preset}{key_suffix}", prepared.suite),
             exact_dir: &prepared.cache.join("exact-values"),
-            exact_label: &format!("{benchmark} {preset}{} (the last exact run's output)", suffix.replace('@', " @")),
+            exact_label: &format!(
+                "{benchmark} {preset}{} (the last exact run's output)",
+                key_suffix.replace('@', " @")
+            ),
         };
         if prepared.values_command {
             let values = bench_sh(repo, &["values", &manifest_path, "--preset", preset, "--out", &out_text]);
