@@ -324,6 +324,20 @@ def study_qv100_none():
     return runs
 
 
+# The QV100 rules' `modern` inputs (benchmarks/README.md, "The study on the QV100", rule 3): the
+# GTX580-memory-bound programs whose `study` input stays in the QV100's 6 MB L2 or cannot fill its
+# 80 SMs (results/study-qv100), under none with the trace and verify; each run decides its
+# program's QV100 class by rule 2 before any codec run there. Cheapest first.
+QV100_MODERN = ["cuda-samples/fastWalshTransform", "cuda-samples/transpose", "cuda-samples/scan"]
+
+
+def study_qv100_modern():
+    runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"], preset="modern") for b in QV100_MODERN]
+    for r in runs:
+        r["gpus"] = ["qv100"]
+    return runs
+
+
 # The RTX3070 (gpgpu-sim dev's SM86_RTX3070: Ampere, 46 SMs, GDDR6; issue 50): every study
 # benchmark's `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has
 # checked its output and every decoded block on that GPU too. Its study grid is optional.
@@ -446,6 +460,7 @@ def main():
     write("v321-tiny.json", v321_tiny())
     write("study-v321.json", study_v321())
     write("study-qv100-none.json", study_qv100_none())
+    write("study-qv100-modern.json", study_qv100_modern())
     write("rtx3070-tiny.json", rtx3070_tiny())
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
