@@ -19,6 +19,13 @@
 # keeps its files; only small files it lacks are added (analyses redone later
 # with `memzip bench analyze`; a power report only if it has none), and the
 # fields above its run.json lacks, from the sim.log in FROM_DIR.
+# A run's output values (values.txt, kept by runs of programs with
+# approximable data: benchmarks/README.md "Output values") are collected as
+# values.txt.zst when they compress to at most MEMZIP_COLLECT_VALUES_BYTES
+# (default 1 MiB), so an output error can be recomputed from the repository
+# (`memzip output-error --exact A/values.txt.zst --values B/values.txt.zst B`);
+# larger ones leave only values.sha256 (the digest of values.txt and its line
+# count), which pins them without the megabytes.
 # `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -37,6 +44,24 @@ small_files() {
         file=$(basename "$file")
         [[ ! -f "$1/$file" ]] || echo "$file"
     done
+}
+
+# collect_values RUN TO_RUN: RUN's values.txt into TO_RUN (see the header),
+# unless TO_RUN has them already; prints `added` when it wrote a file.
+values_limit=${MEMZIP_COLLECT_VALUES_BYTES:-1048576}
+[[ "$values_limit" =~ ^[0-9]+$ ]] || die "MEMZIP_COLLECT_VALUES_BYTES '$values_limit' is not a byte count"
+collect_values() {
+    local values="$1/values.txt"
+    [[ -f "$values" && ! -e "$2/values.txt.zst" && ! -e "$2/values.sha256" ]] || return 0
+    command -v zstd >/dev/null || die "$values: collecting output values needs the zstd command"
+    zstd -q -19 -c "$values" >"$2/.values.txt.zst"
+    if (($(stat -c %s "$2/.values.txt.zst") <= values_limit)); then
+        mv "$2/.values.txt.zst" "$2/values.txt.zst"
+    else
+        rm "$2/.values.txt.zst"
+        printf '%s  values.txt\n%s lines\n' "$(sha256sum <"$values" | cut -d' ' -f1)" "$(wc -l <"$values")" >"$2/values.sha256"
+    fi
+    echo added
 }
 
 # has_file RUN_DIR FILE: whether RUN_DIR holds FILE. The power report's name
@@ -147,6 +172,7 @@ for run in "$from"/*/; do
         for file in $(small_files "$run"); do
             has_file "$to/$id" "$file" || { cp "$run/$file" "$to/$id/$file" && added=$((added + 1)); }
         done
+        [[ -z "$(collect_values "$run" "$to/$id")" ]] || added=$((added + 1))
         if [[ -f "$to/$id/run.json" && -n "$(fill_run_json "$to/$id/run.json" "$run/sim.log")" ]]; then
             filled=$((filled + 1))
         fi
@@ -157,6 +183,7 @@ for run in "$from"/*/; do
         cp "$run/$file" "$to/.collect-$id/$file"
     done
     fill_run_json "$to/.collect-$id/run.json" "$run/sim.log" >/dev/null
+    collect_values "$run" "$to/.collect-$id" >/dev/null
     mv "$to/.collect-$id" "$to/$id"
     collected=$((collected + 1))
 done

@@ -106,7 +106,8 @@ struct RunArgs {
 #[derive(Args)]
 struct OutputErrorArgs {
     /// The exact output: values (numbers separated by white space, e.g. one
-    /// a line) of a run that approximated nothing.
+    /// a line) of a run that approximated nothing; a `*.zst` file is read
+    /// decompressed (a collected run's values.txt.zst).
     #[arg(long)]
     exact: PathBuf,
     /// The run's output values (default: RUN_DIR/values.txt).

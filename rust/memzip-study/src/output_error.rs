@@ -89,10 +89,22 @@ pub fn read(run_json: &Value, path: &Path) -> Result<Option<OutputError>, String
     }
 }
 
-/// [`compare`] of two values files; errors name the file.
+/// The text of a values file; one named `*.zst` is zstd-compressed (a
+/// collected run's `values.txt.zst`, scripts/collect-runs.sh).
+fn read_values_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|ext| ext == "zst") {
+        zstd::decode_all(bytes.as_slice()).map_err(|e| format!("{}: not a zstd file: {e}", path.display()))?
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| format!("{}: not text: {e}", path.display()))
+}
+
+/// [`compare`] of two values files (plain or `*.zst`); errors name the file.
 pub fn compare_files(exact: &Path, approximate: &Path) -> Result<OutputError, String> {
     let read = |path: &Path| -> Result<Vec<f64>, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = read_values_text(path)?;
         parse_values(&text).map_err(|e| format!("{}: {e}", path.display()))
     };
     compare(&read(exact)?, &read(approximate)?)
@@ -114,6 +126,23 @@ mod tests {
         assert_eq!(relative_error(1.0, f64::NAN), 1.0);
         assert_eq!(relative_error(1.0, f64::INFINITY), 1.0);
         assert_eq!(relative_error(f64::NAN, f64::NAN), 0.0);
+    }
+
+    #[test]
+    fn values_files_may_be_zstd_compressed() {
+        let dir = std::env::temp_dir().join(format!("memzip-values-zst-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exact = dir.join("exact.txt.zst");
+        std::fs::write(&exact, zstd::encode_all("1\n2\n4\n".as_bytes(), 3).unwrap()).unwrap();
+        let run = dir.join("values.txt");
+        std::fs::write(&run, "1\n2.5\n4\n").unwrap();
+        let error = compare_files(&exact, &run).unwrap();
+        assert_eq!((error.values, error.differing), (3, 1));
+        let corrupt = dir.join("corrupt.zst");
+        std::fs::write(&corrupt, b"1\n2\n4\n").unwrap();
+        let message = compare_files(&corrupt, &run).unwrap_err();
+        assert!(message.contains("corrupt.zst: not a zstd file"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
