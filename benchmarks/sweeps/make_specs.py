@@ -112,12 +112,21 @@ def id_prefix(benchmark):
     return benchmark.replace("/", "-")
 
 
-def bound(benchmark):
-    """The manifest's BOUND class (memory, latency, compute, pending)."""
+def bound(benchmark, key="BOUND"):
+    """The manifest's BOUND class (memory, latency, compute, pending); `key` BOUND_QV100 for
+    the QV100's."""
     for line in (MANIFESTS / f"{benchmark}.env").read_text().splitlines():
-        if line.startswith("BOUND="):
-            return line.partition("=")[2].strip('"').split()[0]
+        if line.startswith(f"{key}="):
+            return line.partition("=")[2].strip("\"'").split()[0]
     return "pending"
+
+
+def presets(benchmark):
+    """The manifest's PRESETS."""
+    for line in (MANIFESTS / f"{benchmark}.env").read_text().splitlines():
+        if line.startswith("PRESETS="):
+            return line.partition("=")[2].strip("\"'").split()
+    return []
 
 
 # The most expensive none runs of programs expected not to be bandwidth-bound (lud, pathfinder,
@@ -338,6 +347,28 @@ def study_qv100_modern():
     return runs
 
 
+# The QV100 study grid (issue 50; benchmarks/README.md, "The study on the QV100", rule 4): the
+# programs whose manifests say BOUND_QV100=memory (rule 2, from the none runs above), at `modern`
+# where they have one (rule 3), else at `study`, under the codecs of the rule; the none runs are
+# those of study-qv100-none.json and study-qv100-modern.json (the same ids, so a sweep into the
+# results directory that holds them skips them). MAG-aware BDI first, the headline codec.
+QV100_GRID_CODECS = ["mag_bdi", "bdi", "fpc", "cpack_z", "bpc", "adaptive"]
+
+
+def study_qv100():
+    runs = []
+    for b in STUDY + [m for m in QV100_MODERN if m not in STUDY]:
+        if bound(b, "BOUND_QV100") != "memory":
+            continue
+        preset = "modern" if "modern" in presets(b) else PRESET
+        runs.append(entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"], preset=preset))
+        runs.append(entry(b, QV100_GRID_CODECS, [VERIFY], preset=preset))
+        runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE], preset=preset))
+    for r in runs:
+        r["gpus"] = ["qv100"]
+    return runs
+
+
 # The RTX3070 (gpgpu-sim dev's SM86_RTX3070: Ampere, 46 SMs, GDDR6; issue 50): every study
 # benchmark's `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has
 # checked its output and every decoded block on that GPU too. Its study grid is optional.
@@ -475,6 +506,7 @@ def main():
     write("study-v321-headline.json", study_v321_headline())
     write("study-qv100-none.json", study_qv100_none())
     write("study-qv100-modern.json", study_qv100_modern())
+    write("study-qv100.json", study_qv100())
     write("rtx3070-tiny.json", rtx3070_tiny())
     for mag in (16, 32, 64):
         write(f"sens-mag{mag}.json", sens_mag(mag))
