@@ -655,6 +655,40 @@ fn a_program_on_another_gpu_is_reported_apart_and_named_with_it() {
     assert!(summary.starts_with("# memzip report\n\n2 runs from"), "{summary}");
 }
 
+#[test]
+fn several_results_directories_make_one_report() {
+    // The fixture runs in one directory, a QV100 copy of vecadd's in another
+    // (its none run twice as long): one report, each GPU against its own none.
+    let gtx580 = fixture_copy("report-two-dirs-gtx580");
+    let qv100 = common::temp_dir("report-two-dirs-qv100");
+    for (from, to) in [("vecadd-none", "vecadd-qv100-none"), ("vecadd-bdi", "vecadd-qv100-bdi")] {
+        fs::create_dir_all(qv100.join(to)).unwrap();
+        for file in ["sim.log", "stats.json"] {
+            fs::copy(gtx580.join(from).join(file), qv100.join(to).join(file)).unwrap();
+        }
+        fs::write(qv100.join(to).join("run.json"), r#"{"program": "vecadd", "output_ok": true, "gpu": "qv100"}"#)
+            .unwrap();
+    }
+    let log = fs::read_to_string(qv100.join("vecadd-qv100-bdi/sim.log")).unwrap();
+    let bdi_cycles: u64 =
+        log.lines().filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = ")).next_back().unwrap().trim().parse().unwrap();
+    fs::remove_file(qv100.join("vecadd-qv100-none/sim.log")).unwrap();
+    record_field(&qv100.join("vecadd-qv100-none"), "cycles", (2 * bdi_cycles).into());
+    let out = common::temp_dir("report-two-dirs-out");
+    let written = memzip_study::report::write_report_of(&[&gtx580, &qv100], &out, &at_util(0.5)).unwrap();
+    assert!(written.damaged.is_empty());
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let head = format!("8 runs from `{}`, `{}`.", gtx580.display(), qv100.display());
+    assert!(summary.contains(&head), "{summary}");
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    let row = runs.lines().find(|l| l.starts_with("vecadd @qv100  qv100   bdi")).unwrap_or_else(|| panic!("{runs}"));
+    assert_eq!(row.split_whitespace().nth(5), Some("2.000"), "{row}");
+    // A directory without runs is an error naming it.
+    let empty = common::temp_dir("report-two-dirs-empty");
+    let error = memzip_study::report::write_report_of(&[&gtx580, &empty], &out, &at_util(0.5)).unwrap_err();
+    assert!(error.contains(&empty.display().to_string()), "{error}");
+}
+
 /// Adds `total.partial` to a fixture copy's stats.json.
 fn record_partial(run: &Path, overfetch: u64, rmw_bursts: u64, fallbacks: u64) {
     let path = run.join("stats.json");

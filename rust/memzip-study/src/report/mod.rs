@@ -524,6 +524,12 @@ pub struct Written {
 /// Writes the report files into `out`: every run that loads, and a list of
 /// those that did not (a damaged run directory hides none of the others).
 pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Written, String> {
+    write_report_of(&[results], out, options)
+}
+
+/// [`write_report`] of the runs of several results directories together, e.g.
+/// one study on two GPUs (each GPU's runs compared with its own `none` runs).
+pub fn write_report_of(results: &[&Path], out: &Path, options: &ReportOptions) -> Result<Written, String> {
     let ReportRows { rows, superseded, damaged } = load_report_rows(results, options)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
@@ -537,7 +543,7 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     let classes = memory_bound::Classes::of(&rows, options);
     let fabric = fabric::is_fabric_report(&rows);
     let mut summary = String::from("# memzip report\n\n");
-    let _ = writeln!(summary, "{} runs from `{}`.\n", rows.len(), results.display());
+    let _ = writeln!(summary, "{} runs from {}.\n", rows.len(), quoted_paths(results));
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&damaged_section(&damaged, results));
     summary.push_str(&builds_section(&rows));
@@ -587,9 +593,14 @@ pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Resu
     Ok(Written { files: written, damaged })
 }
 
+/// The results directories as the summary names them: `a`, `b`.
+fn quoted_paths(results: &[&Path]) -> String {
+    results.iter().map(|dir| format!("`{}`", dir.display())).collect::<Vec<_>>().join(", ")
+}
+
 /// The run directories left out because they did not load: each with its
 /// one-line error, the results directory taken off its paths.
-fn damaged_section(damaged: &[String], results: &Path) -> String {
+fn damaged_section(damaged: &[String], results: &[&Path]) -> String {
     if damaged.is_empty() {
         return String::new();
     }
@@ -599,9 +610,14 @@ fn damaged_section(damaged: &[String], results: &Path) -> String {
         damaged.len(),
         if damaged.len() == 1 { "y" } else { "ies" }
     );
-    let prefix = format!("{}/", results.display());
+    // With one results directory its name goes; with several each run keeps it.
+    let prefix = match results {
+        [only] => format!("{}/", only.display()),
+        _ => String::new(),
+    };
     for error in damaged {
-        let _ = writeln!(out, "- {}", error.replace(&prefix, ""));
+        let line = if prefix.is_empty() { error.clone() } else { error.replace(&prefix, "") };
+        let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
     out
@@ -617,11 +633,15 @@ struct ReportRows {
     damaged: Vec<String>,
 }
 
-fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<ReportRows, String> {
+fn load_report_rows(results: &[&Path], options: &ReportOptions) -> Result<ReportRows, String> {
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
     let mut damaged = Vec::new();
-    for dir in run_dirs(results)? {
+    let mut run_dirs_of_all = Vec::new();
+    for dir in results {
+        run_dirs_of_all.extend(run_dirs(dir)?);
+    }
+    for dir in run_dirs_of_all {
         match RunRecord::read(&dir) {
             Ok(Some(record)) if record.is_superseded() => {
                 if record_program(&record).is_none_or(|p| options.covers(&p)) {
@@ -635,7 +655,7 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<ReportRow
     if dirs.is_empty() {
         return Err(match damaged.first() {
             Some(error) => error.clone(),
-            None => format!("{}: every run was made with an older timing model; rerun them", results.display()),
+            None => format!("{}: every run was made with an older timing model; rerun them", names_of(results)),
         });
     }
     let (mut rows, unloaded) = table::load_sound_rows(&dirs)?;
@@ -644,10 +664,15 @@ fn load_report_rows(results: &Path, options: &ReportOptions) -> Result<ReportRow
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
         if !rows.iter().any(|row| names(program, program_of(row))) {
-            return Err(format!("--program '{program}': no run of it in {}", results.display()));
+            return Err(format!("--program '{program}': no run of it in {}", names_of(results)));
         }
     }
     Ok(ReportRows { rows, superseded, damaged })
+}
+
+/// The results directories in an error line: `a, b`.
+fn names_of(results: &[&Path]) -> String {
+    results.iter().map(|dir| dir.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// Stored-size distribution over every program: one group per codec, one bar per stored size
