@@ -746,6 +746,7 @@ mod tests {
             rmw_read_bursts: 9,
             rmw_read_bytes: 288,
             raw_fallbacks: 1,
+            ..PartialCounters::default()
         };
         let rows = compare(vec![with("none", 1000, free), with("bdi", 1100, paid), run("a", "fpc", 900, 900)]).unwrap();
         let text = render_text(&rows);

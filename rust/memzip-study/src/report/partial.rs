@@ -57,8 +57,12 @@ fn slower_than_none(rows: &[Row]) -> String {
         let run = &row.run;
         let name = Path::new(&run.dir).file_name().map_or(run.dir.clone(), |n| n.to_string_lossy().into_owned());
         let costs = run.partial.map_or("no partial-request counters".to_string(), |p| {
+            let refetched = match p.refetch_bursts {
+                0 => String::new(),
+                bursts => format!(" ({bursts} bursts fetched again, {} whole-line refetches)", p.refetches),
+            };
             format!(
-                "{} over-fetched bursts, {} read-modify-write read bursts ({} reads), {} raw fallbacks",
+                "{} over-fetched bursts{refetched}, {} read-modify-write read bursts ({} reads), {} raw fallbacks",
                 p.overfetch_bursts, p.rmw_read_bursts, p.rmw_reads, p.raw_fallbacks
             )
         });

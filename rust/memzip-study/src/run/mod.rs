@@ -109,6 +109,10 @@ fn partial_counters(total: &Value, file: &Path) -> Result<Option<PartialCounters
         rmw_read_bursts: count("rmw_read_bursts")?,
         rmw_read_bytes: count("rmw_read_bytes")?,
         raw_fallbacks: count("raw_fallbacks")?,
+        // Counted since the QV100 grid; stats before them have none: 0, and
+        // the report names refetches only where some were counted.
+        refetches: partial.get("refetches").map_or(Ok(0), |_| count("refetches"))?,
+        refetch_bursts: partial.get("refetch_bursts").map_or(Ok(0), |_| count("refetch_bursts"))?,
     }))
 }
 

@@ -37,7 +37,7 @@
 //!   burst energy; row activations come from the simulator's DRAM model
 //!   (`McStats::dram_device`, priced by [`McStats::energy`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::energy::{EnergyParams, EnergyStats};
@@ -221,6 +221,9 @@ pub struct MemoryController {
     mdc: Option<MetadataCache>,
     /// Metadata of every block written or copied, by block number.
     blocks: HashMap<u64, StoredBlock>,
+    /// Compressed blocks a partial read fetched whole since they were last
+    /// written, by block number (`partial.refetches`).
+    fetched_whole: HashSet<u64>,
     energy: EnergyModel,
     stats: McStats,
     /// The online sampling phase has not ended yet.
@@ -285,6 +288,7 @@ impl MemoryController {
             options,
             mdc,
             blocks: HashMap::new(),
+            fetched_whole: HashSet::new(),
             energy: EnergyModel::new(EnergyParams::default(), geometry.block_bytes(), geometry.mag_bytes()),
             stats,
             sampling_open: options.sampling != SamplingWindow::None,
@@ -675,7 +679,9 @@ impl MemoryController {
             compressed_bits: c.compressed_bits as u16,
             burst_count: c.burst_count as u8,
         };
-        self.blocks.insert(self.block_index(addr), block);
+        let index = self.block_index(addr);
+        self.blocks.insert(index, block);
+        self.fetched_whole.remove(&index);
     }
 
     fn metadata_access(&mut self, addr: u64, kind: MdcAccess) -> MetadataOutcome {
@@ -1562,6 +1568,27 @@ mod tests {
         let s = mc.stats();
         assert_eq!((s.partial.reads, s.partial.compressed_reads, s.partial.overfetch_bursts), (4, 2, 1));
         assert_eq!((s.dram_reads.bursts, s.dram_reads.uncompressed_bursts), (1 + 2 + 2 + 1, 1 + 1 + 2 + 1));
+        assert_eq!((s.partial.refetches, s.partial.refetch_bursts), (0, 0), "each block fetched once");
+    }
+
+    #[test]
+    fn a_compressed_block_fetched_whole_again_before_a_write_is_a_refetch() {
+        let mut mc = zero_mc();
+        mc.write_block(128, &low_half()).unwrap(); // 2 bursts
+        mc.write_block(256, &random()).unwrap(); // raw
+        mc.read_partial(128, sector(32, 0)); // fetched whole
+        mc.read_partial(128 + 32, sector(32, 0)); // the next sector: fetched whole again
+        mc.read_partial(128 + 32, sector(32, 0)); // and again
+        mc.read_partial(256, sector(32, 0)); // raw blocks move only what they are asked for
+        mc.read_partial(256 + 32, sector(32, 0));
+        let s = mc.stats().partial;
+        assert_eq!((s.compressed_reads, s.refetches, s.refetch_bursts), (3, 2, 4));
+        // A write-back stores the block anew: its next fetch is its first.
+        mc.write_block(128, &low_half()).unwrap();
+        mc.read_partial(128 + 64, sector(32, 0));
+        assert_eq!(mc.stats().partial.refetches, 2);
+        mc.read_partial(128 + 96, sector(32, 0));
+        assert_eq!(mc.stats().partial.refetches, 3);
     }
 
     #[test]

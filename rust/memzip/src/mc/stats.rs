@@ -304,6 +304,12 @@ pub struct PartialStats {
     pub compressed_reads: u64,
     /// Bursts those reads fetched beyond the bursts they asked for.
     pub overfetch_bursts: u64,
+    /// Of the compressed reads, those of a block an earlier partial read had
+    /// already fetched whole since it was last written (the L2 kept only the
+    /// sectors it asked for), and their bursts: at most what an L2 filling
+    /// every decompressed sector would save.
+    pub refetches: u64,
+    pub refetch_bursts: u64,
     /// Writes of part of a block.
     pub writes: u64,
     /// Of those, the writes that first read the block back
@@ -325,6 +331,8 @@ impl PartialStats {
         self.reads += other.reads;
         self.compressed_reads += other.compressed_reads;
         self.overfetch_bursts += other.overfetch_bursts;
+        self.refetches += other.refetches;
+        self.refetch_bursts += other.refetch_bursts;
         self.writes += other.writes;
         self.rmw_reads += other.rmw_reads;
         self.rmw_read_bursts += other.rmw_read_bursts;

@@ -17,7 +17,11 @@
 //!   decompressed; the bursts beyond those asked for are counted as
 //!   over-fetch. The L2 keeps only the sectors it asked for (gpgpu-sim fills
 //!   the requested sector), so a second sector read of the same line fetches
-//!   the block again: the cost a sectored cache puts on compression.
+//!   the block again: the cost a sectored cache puts on compression. Such a
+//!   fetch of a block already fetched whole since it was last written is
+//!   counted as a refetch (`refetches`, `refetch_bursts`): what an L2 that
+//!   took every decompressed sector could at most save (less the lines it
+//!   would have evicted in between).
 //! - **Write** (`-memzip_partial_writes`, [`PartialWrites`]):
 //!   - `rmw` (default): the block is rebuilt and recompressed whole. What
 //!     DRAM holds of it is read first (a compressed block: its stored bursts,
@@ -81,10 +85,15 @@ impl MemoryController {
             _ => (UNCOMPRESSED, asked),
         };
         let outcome = self.finish_read(stored, encoding, bursts, asked, metadata);
+        let compressed = encoding != UNCOMPRESSED;
+        let index = self.block_index(addr);
+        let refetch = compressed && !self.fetched_whole.insert(index);
         let stats = &mut self.stats.partial;
         stats.reads += 1;
-        stats.compressed_reads += (encoding != UNCOMPRESSED) as u64;
+        stats.compressed_reads += compressed as u64;
         stats.overfetch_bursts += outcome.overfetch_bursts as u64;
+        stats.refetches += refetch as u64;
+        stats.refetch_bursts += if refetch { bursts as u64 } else { 0 };
         outcome
     }
 
