@@ -3,7 +3,7 @@
 //! runs): arguments in, one library call, output out. Errors go to stderr as
 //! one line naming the file, exit 1.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -188,9 +188,8 @@ struct BenchTableArgs {
 
 #[derive(Args)]
 struct ReportArgs {
-    /// Directories of run directories (e.g. `memzip sweep` results); several
-    /// are reported together (one study on two GPUs, each GPU's runs
-    /// compared with its own `none` runs).
+    /// Directories of run directories (`memzip sweep` results); several make
+    /// one report (a study on two GPUs, each against its own `none` runs).
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// Where summary.md, summary.csv and the figures go.
@@ -735,8 +734,7 @@ fn run_report(args: ReportArgs) -> Result<(), String> {
         programs: args.programs,
         repo: find_repo(&cwd),
     };
-    let results: Vec<&Path> = args.results.iter().map(PathBuf::as_path).collect();
-    let report = report::write_report_of(&results, &args.output, &options)?;
+    let report = report::write_report_of(&args.results, &args.output, &options)?;
     for path in &report.files {
         println!("{}", path.display());
     }

@@ -675,7 +675,7 @@ fn several_results_directories_make_one_report() {
     fs::remove_file(qv100.join("vecadd-qv100-none/sim.log")).unwrap();
     record_field(&qv100.join("vecadd-qv100-none"), "cycles", (2 * bdi_cycles).into());
     let out = common::temp_dir("report-two-dirs-out");
-    let written = memzip_study::report::write_report_of(&[&gtx580, &qv100], &out, &at_util(0.5)).unwrap();
+    let written = memzip_study::report::write_report_of(&[gtx580.clone(), qv100.clone()], &out, &at_util(0.5)).unwrap();
     assert!(written.damaged.is_empty());
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
     let head = format!("8 runs from `{}`, `{}`.", gtx580.display(), qv100.display());
@@ -685,7 +685,8 @@ fn several_results_directories_make_one_report() {
     assert_eq!(row.split_whitespace().nth(5), Some("2.000"), "{row}");
     // A directory without runs is an error naming it.
     let empty = common::temp_dir("report-two-dirs-empty");
-    let error = memzip_study::report::write_report_of(&[&gtx580, &empty], &out, &at_util(0.5)).unwrap_err();
+    let error =
+        memzip_study::report::write_report_of(&[gtx580.clone(), empty.clone()], &out, &at_util(0.5)).unwrap_err();
     assert!(error.contains(&empty.display().to_string()), "{error}");
 }
 

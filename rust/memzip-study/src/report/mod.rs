@@ -524,12 +524,12 @@ pub struct Written {
 /// Writes the report files into `out`: every run that loads, and a list of
 /// those that did not (a damaged run directory hides none of the others).
 pub fn write_report(results: &Path, out: &Path, options: &ReportOptions) -> Result<Written, String> {
-    write_report_of(&[results], out, options)
+    write_report_of(&[results.to_path_buf()], out, options)
 }
 
 /// [`write_report`] of the runs of several results directories together, e.g.
 /// one study on two GPUs (each GPU's runs compared with its own `none` runs).
-pub fn write_report_of(results: &[&Path], out: &Path, options: &ReportOptions) -> Result<Written, String> {
+pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions) -> Result<Written, String> {
     let ReportRows { rows, superseded, damaged } = load_report_rows(results, options)?;
     fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut written = Vec::new();
@@ -594,13 +594,13 @@ pub fn write_report_of(results: &[&Path], out: &Path, options: &ReportOptions) -
 }
 
 /// The results directories as the summary names them: `a`, `b`.
-fn quoted_paths(results: &[&Path]) -> String {
+fn quoted_paths(results: &[PathBuf]) -> String {
     results.iter().map(|dir| format!("`{}`", dir.display())).collect::<Vec<_>>().join(", ")
 }
 
 /// The run directories left out because they did not load: each with its
 /// one-line error, the results directory taken off its paths.
-fn damaged_section(damaged: &[String], results: &[&Path]) -> String {
+fn damaged_section(damaged: &[String], results: &[PathBuf]) -> String {
     if damaged.is_empty() {
         return String::new();
     }
@@ -633,7 +633,7 @@ struct ReportRows {
     damaged: Vec<String>,
 }
 
-fn load_report_rows(results: &[&Path], options: &ReportOptions) -> Result<ReportRows, String> {
+fn load_report_rows(results: &[PathBuf], options: &ReportOptions) -> Result<ReportRows, String> {
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
     let mut damaged = Vec::new();
@@ -671,7 +671,7 @@ fn load_report_rows(results: &[&Path], options: &ReportOptions) -> Result<Report
 }
 
 /// The results directories in an error line: `a, b`.
-fn names_of(results: &[&Path]) -> String {
+fn names_of(results: &[PathBuf]) -> String {
     results.iter().map(|dir| dir.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
