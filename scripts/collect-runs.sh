@@ -20,12 +20,14 @@
 # with `memzip bench analyze`; a power report only if it has none), and the
 # fields above its run.json lacks, from the sim.log in FROM_DIR.
 # A run's output values (values.txt, kept by runs of programs with
-# approximable data: benchmarks/README.md "Output values") are collected as
-# values.txt.zst when they compress to at most MEMZIP_COLLECT_VALUES_BYTES
-# (default 1 MiB), so an output error can be recomputed from the repository
-# (`memzip output-error --exact A/values.txt.zst --values B/values.txt.zst B`);
-# larger ones leave only values.sha256 (the digest of values.txt and its line
-# count), which pins them without the megabytes.
+# approximable data: benchmarks/README.md "Output values") are collected:
+# an exact run's (codec none: the reference a lossy run's error is measured
+# against) as values.txt.zst when they compress to at most
+# MEMZIP_COLLECT_VALUES_BYTES (default 1 MiB), so the error can be checked
+# from the repository (`memzip output-error --exact A/values.txt.zst B`, with
+# B's values from its rerun); a lossy run's, and larger ones, as values.sha256
+# only (the digest of values.txt and its line count), which pins them
+# without the megabytes.
 # `memzip sweep SPEC --out TO_DIR` then skips the collected runs.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -54,8 +56,10 @@ collect_values() {
     local values="$1/values.txt"
     [[ -f "$values" && ! -e "$2/values.txt.zst" && ! -e "$2/values.sha256" ]] || return 0
     command -v zstd >/dev/null || die "$values: collecting output values needs the zstd command"
+    local codec
+    codec=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("codec", ""))' "$1/run.json")
     zstd -q -19 -c "$values" >"$2/.values.txt.zst"
-    if (($(stat -c %s "$2/.values.txt.zst") <= values_limit)); then
+    if [[ "$codec" == none ]] && (($(stat -c %s "$2/.values.txt.zst") <= values_limit)); then
         mv "$2/.values.txt.zst" "$2/values.txt.zst"
     else
         rm "$2/.values.txt.zst"

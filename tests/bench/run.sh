@@ -272,18 +272,20 @@ sys.exit(not (filled["fetch_latency_cycles"] == 302 and filled["kernel_launches"
 verdict collect-runs-fills-collected "a collected run's run.json gains its log's fields; a rerun's log is not its" collect_fills
 # Output values: compressed beside the run when small, else only their digest.
 collect_values_check() {
-    mkdir -p "$work/from/v-slc" "$work/from/w-slc"
-    echo '{"codec": "slc", "cycles": 5}' >"$work/from/v-slc/run.json"
-    echo '{"codec": "slc", "cycles": 5}' >"$work/from/w-slc/run.json"
+    mkdir -p "$work/from/v-none" "$work/from/w-none" "$work/from/v-slc"
+    echo '{"codec": "none", "cycles": 5}' >"$work/from/v-none/run.json"
+    echo '{"codec": "none", "cycles": 5}' >"$work/from/w-none/run.json"
+    echo '{"codec": "slc:variant=opt", "cycles": 5}' >"$work/from/v-slc/run.json"
+    seq 1 2000 >"$work/from/v-none/values.txt"
     seq 1 2000 >"$work/from/v-slc/values.txt"
-    python3 -c 'import random; random.seed(1); print("\n".join(str(random.random()) for _ in range(5000)))' >"$work/from/w-slc/values.txt"
+    python3 -c 'import random; random.seed(1); print("\n".join(str(random.random()) for _ in range(5000)))' >"$work/from/w-none/values.txt"
     MEMZIP_COLLECT_VALUES_BYTES=20000 bash "$MEMZIP_ROOT/scripts/collect-runs.sh" "$work/from" "$work/to" 2>/dev/null &&
-        zstd -dc "$work/to/v-slc/values.txt.zst" | cmp -s - "$work/from/v-slc/values.txt" &&
-        [[ ! -e "$work/to/w-slc/values.txt.zst" ]] &&
-        grep -q "^$(sha256sum <"$work/from/w-slc/values.txt" | cut -d' ' -f1)  values.txt$" "$work/to/w-slc/values.sha256" &&
-        grep -qx '5000 lines' "$work/to/w-slc/values.sha256"
+        zstd -dc "$work/to/v-none/values.txt.zst" | cmp -s - "$work/from/v-none/values.txt" &&
+        [[ ! -e "$work/to/w-none/values.txt.zst" && ! -e "$work/to/v-slc/values.txt.zst" ]] &&
+        grep -q "^$(sha256sum <"$work/from/w-none/values.txt" | cut -d' ' -f1)  values.txt$" "$work/to/w-none/values.sha256" &&
+        grep -qx '5000 lines' "$work/to/w-none/values.sha256" && grep -qx '2000 lines' "$work/to/v-slc/values.sha256"
 }
-verdict collect-runs-values "values.txt compressed when under the limit (2000 lines), else its sha256 and line count" collect_values_check
+verdict collect-runs-values "an exact run's values.txt compressed when under the limit (2000 lines); over it, and a lossy run's, only its sha256 and line count" collect_values_check
 
 gpgpusim_paths dev
 if [[ -z "${MEMZIP_GPGPUSIM_REPO:-}" && ! -d "$GPGPUSIM_SRC/.git" ]]; then
