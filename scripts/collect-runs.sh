@@ -56,16 +56,17 @@ collect_values() {
     local values="$1/values.txt"
     [[ -f "$values" && ! -e "$2/values.txt.zst" && ! -e "$2/values.sha256" ]] || return 0
     command -v zstd >/dev/null || die "$values: collecting output values needs the zstd command"
-    local codec
-    codec=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("codec", ""))' "$1/run.json")
-    zstd -q -19 -c "$values" >"$2/.values.txt.zst"
-    if [[ "$codec" == none ]] && (($(stat -c %s "$2/.values.txt.zst") <= values_limit)); then
-        mv "$2/.values.txt.zst" "$2/values.txt.zst"
-    else
-        rm "$2/.values.txt.zst"
-        printf '%s  values.txt\n%s lines\n' "$(sha256sum <"$values" | cut -d' ' -f1)" "$(wc -l <"$values")" >"$2/values.sha256"
-    fi
     echo added
+    # Only an exact run's values are compressed (a lossy run's would be thrown away).
+    if [[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("codec"))' "$1/run.json")" == none ]]; then
+        zstd -q -19 -c "$values" >"$2/.values.txt.zst"
+        if (($(stat -c %s "$2/.values.txt.zst") <= values_limit)); then
+            mv "$2/.values.txt.zst" "$2/values.txt.zst"
+            return 0
+        fi
+        rm "$2/.values.txt.zst"
+    fi
+    printf '%s  values.txt\n%s lines\n' "$(sha256sum <"$values" | cut -d' ' -f1)" "$(wc -l <"$values")" >"$2/values.sha256"
 }
 
 # has_file RUN_DIR FILE: whether RUN_DIR holds FILE. The power report's name

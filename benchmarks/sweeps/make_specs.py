@@ -112,21 +112,35 @@ def id_prefix(benchmark):
     return benchmark.replace("/", "-")
 
 
+def manifest_words(benchmark, key):
+    """The words of the manifest's `key=` line (unquoted), or [] without one."""
+    for line in (MANIFESTS / f"{benchmark}.env").read_text().splitlines():
+        if line.startswith(f"{key}="):
+            return line.partition("=")[2].strip("\"'").split()
+    return []
+
+
 def bound(benchmark, key="BOUND"):
     """The manifest's BOUND class (memory, latency, compute, pending); `key` BOUND_QV100 for
     the QV100's."""
-    for line in (MANIFESTS / f"{benchmark}.env").read_text().splitlines():
-        if line.startswith(f"{key}="):
-            return line.partition("=")[2].strip("\"'").split()[0]
-    return "pending"
+    return (manifest_words(benchmark, key) or ["pending"])[0]
 
 
-def presets(benchmark):
-    """The manifest's PRESETS."""
-    for line in (MANIFESTS / f"{benchmark}.env").read_text().splitlines():
-        if line.startswith("PRESETS="):
-            return line.partition("=")[2].strip("\"'").split()
-    return []
+def on_gpu(gpu, runs):
+    """The runs with the spec's `gpus` axis set to `gpu` (None: the GTX580, no axis)."""
+    for r in runs:
+        if gpu:
+            r["gpus"] = [gpu]
+    return runs
+
+
+# A none run with the block trace: every codec's CR offline (`memzip analyze`) and the offline
+# E2MC tables of later runs of the same input come from it.
+TRACE = "-memzip_trace trace.zst"
+
+
+def none_traced(benchmark, preset=PRESET, extra=()):
+    return entry(benchmark, ["none"], [VERIFY, *extra, TRACE], preset=preset)
 
 
 # The most expensive none runs of programs expected not to be bandwidth-bound (lud, pathfinder,
@@ -140,7 +154,7 @@ def study():
     # The none runs also write the block trace for `memzip analyze` (every codec's CR) and
     # seed the offline E2MC tables (`memzip bench run`).
     def none(b):
-        return entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"])
+        return none_traced(b)
 
     def e2mc(b):
         return [entry(b, [E2MC16_ONLINE], [VERIFY, ONLINE]), entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE])]
@@ -279,7 +293,7 @@ POWER = "-power_simulation_enabled 1"
 def energy_v321():
     runs = []
     for b in ENERGY_BENCHMARKS:
-        runs.append(entry(b, ["none"], [VERIFY, POWER, "-memzip_trace trace.zst"]))
+        runs.append(none_traced(b, extra=[POWER]))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, POWER, OFFLINE]))
         runs.append(entry(b, [E2MC16_ONLINE], [VERIFY, POWER, ONLINE]))
         runs.append(entry(b, ["mag_bdi", "adaptive"], [VERIFY, POWER]))
@@ -327,10 +341,7 @@ def study_qv100_none():
     order = [b for b in STUDY if b not in LATE_NONE + QV100_UNSUPPORTED] + LATE_NONE
     rank = {"memory": 0, "compute": 1}
     order.sort(key=lambda b: rank.get(bound(b), 2))  # stable: cost order within a class
-    runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]) for b in order]
-    for r in runs:
-        r["gpus"] = ["qv100"]
-    return runs
+    return on_gpu("qv100", [none_traced(b) for b in order])
 
 
 # The QV100 rules' `modern` inputs (benchmarks/README.md, "The study on the QV100", rule 3): the
@@ -341,10 +352,7 @@ QV100_MODERN = ["cuda-samples/fastWalshTransform", "cuda-samples/transpose", "cu
 
 
 def study_qv100_modern():
-    runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"], preset="modern") for b in QV100_MODERN]
-    for r in runs:
-        r["gpus"] = ["qv100"]
-    return runs
+    return on_gpu("qv100", [none_traced(b, preset="modern") for b in QV100_MODERN])
 
 
 # The QV100 study grid (issue 50; benchmarks/README.md, "The study on the QV100", rule 4): the
@@ -360,23 +368,18 @@ def study_qv100():
     for b in STUDY + [m for m in QV100_MODERN if m not in STUDY]:
         if bound(b, "BOUND_QV100") != "memory":
             continue
-        preset = "modern" if "modern" in presets(b) else PRESET
-        runs.append(entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"], preset=preset))
+        preset = "modern" if "modern" in manifest_words(b, "PRESETS") else PRESET
+        runs.append(none_traced(b, preset=preset))
         runs.append(entry(b, QV100_GRID_CODECS, [VERIFY], preset=preset))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE], preset=preset))
-    for r in runs:
-        r["gpus"] = ["qv100"]
-    return runs
+    return on_gpu("qv100", runs)
 
 
 # The RTX3070 (gpgpu-sim dev's SM86_RTX3070: Ampere, 46 SMs, GDDR6; issue 50): every study
 # benchmark's `tiny` input under none and MAG-aware BDI, with verify, so a run that finishes has
 # checked its output and every decoded block on that GPU too. Its study grid is optional.
 def rtx3070_tiny():
-    runs = [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY]
-    for r in runs:
-        r["gpus"] = ["rtx3070"]
-    return runs
+    return on_gpu("rtx3070", [entry(b, ["none", "mag_bdi"], [VERIFY], preset="tiny") for b in STUDY])
 
 
 # Which study benchmarks run on v3.2.1 (run with MEMZIP_GPGPUSIM_VERSION=v3.2.1): each one's
@@ -403,7 +406,7 @@ def study_v321_headline():
     memory = [b for b in STUDY if bound(b) == "memory" and b not in V321_UNSUPPORTED]
     runs = []
     for b in memory:
-        runs += [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]), entry(b, ["mag_bdi"], [VERIFY])]
+        runs += [none_traced(b), entry(b, ["mag_bdi"], [VERIFY])]
     return runs
 
 
@@ -420,7 +423,7 @@ PAPER_INPUTS = [("cuda-samples/fastWalshTransform", "walsh"), ("cuda-samples/sca
 
 def paper_grid(programs):
     """The study's codec grid for (benchmark, preset) pairs: every none run first."""
-    runs = [entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"], preset=p) for b, p in programs]
+    runs = [none_traced(b, preset=p) for b, p in programs]
     for b, p in programs:
         runs.append(entry(b, ["bdi", "mag_bdi", "fpc", "cpack_z", "adaptive"], [VERIFY], preset=p))
         runs.append(entry(b, [E2MC16_ONLINE], [VERIFY, ONLINE], preset=p))
@@ -481,14 +484,11 @@ ML = ["ml/llm_decode_gemv", "ml/train_step", "ml/llm_attention_decode", "ml/rmsn
 def ml_study(gpu=None):
     runs = []
     for b in ML:
-        runs.append(entry(b, ["none"], [VERIFY, "-memzip_trace trace.zst"]))
+        runs.append(none_traced(b))
         runs.append(entry(b, ["fpexp", "mag_bdi"], [VERIFY]))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE]))
         runs.append(entry(b, ["bdi", "bpc", "adaptive"], [VERIFY]))
-    for r in runs:
-        if gpu:
-            r["gpus"] = [gpu]
-    return runs
+    return on_gpu(gpu, runs)
 
 
 def write(name, runs):

@@ -127,15 +127,15 @@ fn missing_benchmarks(rows: &[Row], programs: &[String], options: &ReportOptions
         return String::new();
     };
     // Each program's benchmark and GPU, looked up once.
-    let run: Vec<(Option<&str>, Gpu)> =
+    let benchmark_gpus: Vec<(Option<&str>, Gpu)> =
         programs.iter().map(|p| (p.split_whitespace().next(), gpu_of(rows, p))).collect();
-    let mut gpus: Vec<Gpu> = run.iter().map(|&(_, gpu)| gpu).collect();
+    let mut gpus: Vec<Gpu> = benchmark_gpus.iter().map(|&(_, gpu)| gpu).collect();
     gpus.sort();
     gpus.dedup();
     let mut out = String::new();
     for gpu in gpus {
         let all = memory_bound_benchmarks(repo, gpu);
-        let has = |b: &str| run.contains(&(Some(b), gpu));
+        let has = |b: &str| benchmark_gpus.contains(&(Some(b), gpu));
         let missing: Vec<&str> = all.iter().map(String::as_str).filter(|b| !has(b)).collect();
         if missing.is_empty() || missing.len() == all.len() {
             continue;

@@ -543,7 +543,7 @@ pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions)
     let classes = memory_bound::Classes::of(&rows, options);
     let fabric = fabric::is_fabric_report(&rows);
     let mut summary = String::from("# memzip report\n\n");
-    let _ = writeln!(summary, "{} runs from {}.\n", rows.len(), quoted_paths(results));
+    let _ = writeln!(summary, "{} runs from {}.\n", rows.len(), listed(results, "`"));
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&damaged_section(&damaged, results));
     summary.push_str(&builds_section(&rows));
@@ -593,9 +593,9 @@ pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions)
     Ok(Written { files: written, damaged })
 }
 
-/// The results directories as the summary names them: `a`, `b`.
-fn quoted_paths(results: &[PathBuf]) -> String {
-    results.iter().map(|dir| format!("`{}`", dir.display())).collect::<Vec<_>>().join(", ")
+/// The results directories, each between `quote`s, comma-separated.
+fn listed(results: &[PathBuf], quote: &str) -> String {
+    results.iter().map(|dir| format!("{quote}{}{quote}", dir.display())).collect::<Vec<_>>().join(", ")
 }
 
 /// The run directories left out because they did not load: each with its
@@ -612,11 +612,11 @@ fn damaged_section(damaged: &[String], results: &[PathBuf]) -> String {
     );
     // With one results directory its name goes; with several each run keeps it.
     let prefix = match results {
-        [only] => format!("{}/", only.display()),
-        _ => String::new(),
+        [only] => Some(format!("{}/", only.display())),
+        _ => None,
     };
     for error in damaged {
-        let line = if prefix.is_empty() { error.clone() } else { error.replace(&prefix, "") };
+        let line = prefix.as_deref().map_or_else(|| error.clone(), |prefix| error.replace(prefix, ""));
         let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
@@ -637,11 +637,7 @@ fn load_report_rows(results: &[PathBuf], options: &ReportOptions) -> Result<Repo
     let mut dirs = Vec::new();
     let mut superseded = Vec::new();
     let mut damaged = Vec::new();
-    let mut run_dirs_of_all = Vec::new();
-    for dir in results {
-        run_dirs_of_all.extend(run_dirs(dir)?);
-    }
-    for dir in run_dirs_of_all {
+    for dir in results.iter().map(|results| run_dirs(results)).collect::<Result<Vec<_>, _>>()?.concat() {
         match RunRecord::read(&dir) {
             Ok(Some(record)) if record.is_superseded() => {
                 if record_program(&record).is_none_or(|p| options.covers(&p)) {
@@ -655,7 +651,7 @@ fn load_report_rows(results: &[PathBuf], options: &ReportOptions) -> Result<Repo
     if dirs.is_empty() {
         return Err(match damaged.first() {
             Some(error) => error.clone(),
-            None => format!("{}: every run was made with an older timing model; rerun them", names_of(results)),
+            None => format!("{}: every run was made with an older timing model; rerun them", listed(results, "")),
         });
     }
     let (mut rows, unloaded) = table::load_sound_rows(&dirs)?;
@@ -664,15 +660,10 @@ fn load_report_rows(results: &[PathBuf], options: &ReportOptions) -> Result<Repo
     rows.retain(|row| options.covers(program_of(row)));
     for program in &options.programs {
         if !rows.iter().any(|row| names(program, program_of(row))) {
-            return Err(format!("--program '{program}': no run of it in {}", names_of(results)));
+            return Err(format!("--program '{program}': no run of it in {}", listed(results, "")));
         }
     }
     Ok(ReportRows { rows, superseded, damaged })
-}
-
-/// The results directories in an error line: `a, b`.
-fn names_of(results: &[PathBuf]) -> String {
-    results.iter().map(|dir| dir.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// Stored-size distribution over every program: one group per codec, one bar per stored size
