@@ -70,6 +70,7 @@
 #include "../option_parser.h"
 #include "dram.h"
 #include "dram_sched.h"
+#include "gpu-cache.h"
 #include "gpu-sim.h"
 #include "l2cache.h"
 #include "mem_fetch.h"
@@ -101,6 +102,7 @@ unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
 bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
 const char *access_type_name(enum mem_access_type type) { return mem_access_type_str(type); }
 #endif
+
 }  // namespace
 
 namespace {
@@ -391,7 +393,8 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
                                   bytes(buf.data(), buf.size()), *m_state->sim, approx_out);
       if (a.approximated) write_back_approximation(block_addr, approximated.data());
     } else {
-      a = whole ? c.read_block(local_addr(block_addr)) : c.read_part(local_addr(block_addr), size);
+      const bool fetch_in_flight = m_line_fetches.count(block_addr) != 0;
+      a = whole ? c.read_block(local_addr(block_addr)) : c.read_part(local_addr(block_addr), size, fetch_in_flight);
       if (tracing) {
         buf.resize(m_block_bytes);
         read_block(block_addr, buf.data());
@@ -402,6 +405,12 @@ unsigned memzip_partition::on_issue(mem_fetch *mf) {
   }
   if (sampling) note_sampling_end();
   if (tracing) m_state->record(now(), mf->is_write() ? 1 : 0, m_id, block_addr, buf.data());
+  if (a.merged) {
+    m_matched[mf] = block_addr;
+  } else if (a.fills_line) {
+    m_fills_line[mf] = block_addr;
+    m_line_fetches[block_addr].leader = mf;
+  }
   pending p;
   p.nbytes = a.dram_bytes + a.metadata_dram_bytes + a.rmw_read_bytes;
   p.decompress_cycles = mf->is_write() ? 0 : core_cycles(a.latency_cycles);
@@ -552,11 +561,83 @@ bool memzip_partition::dram_counters(unsigned long long counters[6]) const {
 }
 
 void memzip_partition::return_queue_pop(dram_t *dram) {
+  const mem_fetch *leaving = nullptr;  // a key only: the simulator may have deleted it
   if (m_held.empty()) {
+    leaving = dram->return_queue_top();
     dram->return_queue_pop();
   } else if (m_held.front().ready_cycle <= now()) {
+    leaving = m_held.front().mf;
     m_held.pop_front();
   }
+  if (leaving) release_riders(leaving);
+}
+
+// Why: a warp reading a whole line misses on its four sectors at once, so
+// under -memzip_partial_reads fill the controller matches the later sector
+// reads of a compressed line to the whole fetch already under way (memzip
+// decides, read_part); they skip the DRAM and leave with that fetch's
+// decompressed block, one reply per cycle as every reply does.
+bool memzip_partition::rides_along(mem_fetch *mf) {
+  const auto it = m_matched.find(mf);
+  if (it == m_matched.end()) return false;
+  const unsigned long long block_addr = it->second;
+  m_matched.erase(it);
+  m_pending.erase(mf);  // 0 bytes: no DRAM command owed
+  const auto fetch = m_line_fetches.find(block_addr);
+  if (fetch != m_line_fetches.end())
+    fetch->second.riders.push_back(mf);
+  else
+    release_rider(mf);  // the fetch's reply has left already
+  return true;
+}
+
+void memzip_partition::release_riders(const mem_fetch *leaving) {
+  const auto leader = m_fills_line.find(leaving);
+  if (leader == m_fills_line.end()) return;
+  const auto fetch = m_line_fetches.find(leader->second);
+  if (fetch == m_line_fetches.end() || fetch->second.leader != leaving) return;
+  for (mem_fetch *rider : fetch->second.riders) release_rider(rider);
+  m_line_fetches.erase(fetch);
+}
+
+// The rider's reply, as dram_t makes a read's: a reply, in the return path.
+void memzip_partition::release_rider(mem_fetch *rider) {
+  rider->set_status(IN_PARTITION_MC_RETURNQ, now());
+  rider->set_reply();
+  held h;
+  h.mf = rider;
+  h.ready_cycle = now();
+  memzip_latency_queue_insert(m_held, h);
+}
+
+// Why: the L2 of gpgpu-sim dev fills only the sector a reply was asked for,
+// but a compressed block arrives whole and decompressed; an L2 that keeps it
+// (-memzip_partial_reads fill) marks the line's other sectors valid, except
+// those it holds already (valid, dirty) or awaits (reserved: their own reply
+// fills them). The functional memory holds the data; the L2 only its state.
+void memzip_partition::on_l2_fill(mem_fetch *mf, l2_cache *l2) {
+  const auto it = m_fills_line.find(mf);
+  if (it == m_fills_line.end()) return;
+  const unsigned long long block_addr = it->second;
+  m_fills_line.erase(it);
+#ifdef MEMZIP_GPGPUSIM_V3
+  (void)l2;  // v3.2.1's L2 has no sectors: check_simulator refuses fill there
+#else
+  if (!l2) return;
+  tag_array &tags = *l2->memzip_tag_array();
+  unsigned filled = 0;
+  for (unsigned s = 0; s < SECTOR_CHUNCK_SIZE; ++s) {
+    mem_access_sector_mask_t sector;
+    sector.set(s);
+    unsigned line_index;
+    if (tags.probe(block_addr, line_index, sector, false, true) != SECTOR_MISS) continue;
+    cache_block_t &line = *tags.get_block(line_index);
+    if (line.get_status(sector) != INVALID) continue;  // dirty and not readable
+    line.set_status(VALID, sector);
+    ++filled;
+  }
+  if (filled) m_ctrl->box->note_filled_sectors(filled);
+#endif
 }
 
 // A block memzip stored approximated reads back as the approximation: put it

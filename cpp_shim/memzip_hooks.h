@@ -18,6 +18,8 @@
 //                                memzip_latency_queue_insert   (in ready-cycle order)
 //   dram_t::push                 memzip_partition::transfer_bytes (dram_req_t::nbytes)
 //   dram_cycle, DRAM->L2 return  memzip_partition::return_queue_top/_pop
+//   cache_cycle, reply leaves    memzip_partition::on_l2_fill (dev: the L2
+//   the dram->L2 queue           fills it, or it passes the L2)
 //   gpgpu_t::memcpy_to_gpu       memzip_memcpy_to_gpu          (host->device copies)
 //   gpgpu_t::gpu_malloc(array)   memzip_gpu_malloc             (device allocations)
 //   gpgpu_sim::print_stats       memzip_options::print_stats   (each kernel end; also
@@ -40,6 +42,7 @@
 
 class OptionParser;
 class mem_fetch;
+class l2_cache;
 class memory_config;
 class gpgpu_sim;
 class dram_t;
@@ -89,6 +92,15 @@ class memzip_partition {
   // order, raw replies passing those still being decompressed.
   mem_fetch *return_queue_top(dram_t *dram);
   void return_queue_pop(dram_t *dram);
+  // A DRAM reply leaves the DRAM->L2 queue: into the L2 (l2, just before
+  // the L2 fills it) or past it (l2 null). A sector read that fetched a
+  // compressed block whole under -memzip_partial_reads fill fills every
+  // sector of the line the L2 does not hold yet (gpgpu-sim dev only).
+  void on_l2_fill(mem_fetch *mf, l2_cache *l2);
+  // dram_cycle, a request leaves the DRAM latency queue: true when memzip
+  // matched it to a whole fetch of its line in flight (-memzip_partial_reads
+  // fill); it then goes to no DRAM, and its reply leaves after that fetch's.
+  bool rides_along(mem_fetch *mf);
 
   // Host-to-device copy of the block at global address block_addr.
   void copy_block(unsigned long long block_addr, const unsigned char *data);
@@ -142,6 +154,20 @@ class memzip_partition {
   unsigned m_block_bytes;
   double m_core_cycles_per_latency_cycle;
   std::unordered_map<mem_fetch *, pending> m_pending;
+  // -memzip_partial_reads fill: sector reads whose reply fills the whole
+  // line, and their block address (until the L2 fills it);
+  std::unordered_map<const mem_fetch *, unsigned long long> m_fills_line;
+  // per block, that read while its reply has not left for the L2, and the
+  // sector reads matched to it that wait for it (riders);
+  struct line_fetch {
+    const mem_fetch *leader;
+    std::vector<mem_fetch *> riders;
+  };
+  std::unordered_map<unsigned long long, line_fetch> m_line_fetches;
+  // matched sector reads on their way through the DRAM latency queue.
+  std::unordered_map<const mem_fetch *, unsigned long long> m_matched;
+  void release_riders(const mem_fetch *leaving);
+  void release_rider(mem_fetch *rider);
   std::deque<held> m_held;  // replies in the decompressor, in ready-cycle order
   // The last requests handed to the DRAM, newest last: dram_t's request queue
   // (mrqq, a FIFO of at most 2 in both generations) holds the newest of them,

@@ -361,6 +361,14 @@ def study_qv100_modern():
 # those of study-qv100-none.json and study-qv100-modern.json (the same ids, so a sweep into the
 # results directory that holds them skips them). MAG-aware BDI first, the headline codec.
 QV100_GRID_CODECS = ["mag_bdi", "bdi", "fpc", "cpack_z", "bpc", "adaptive"]
+# Rule 6: the codecs rule 5 keeps also run with the L2 taking compressed lines whole, named
+# `<program>.fill` (a variant: the report shows `codec [fill]` beside the same none run).
+FILL = "-memzip_partial_reads fill"
+QV100_FILL_CODECS = ["mag_bdi", "bpc", "adaptive"]
+
+
+def fill_name(benchmark):
+    return id_prefix(benchmark) + ".fill"
 
 
 def study_qv100():
@@ -372,6 +380,8 @@ def study_qv100():
         runs.append(none_traced(b, preset=preset))
         runs.append(entry(b, QV100_GRID_CODECS, [VERIFY], preset=preset))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE], preset=preset))
+        runs.append(entry(b, QV100_FILL_CODECS, [VERIFY, FILL], name=fill_name(b), preset=preset))
+        runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE, FILL], name=fill_name(b), preset=preset))
     return on_gpu("qv100", runs)
 
 
@@ -477,7 +487,9 @@ def slc():
 # BDI first, so that a grid stopped part-way still holds the pair the study is about, then E2MC16
 # offline, BDI, BPC and the adaptive selector. The decode GEMV first (the study's headline: LLM
 # decoding reads every weight once per token), then the other memory-bound ones (train_step 0.91,
-# attention 0.41 on the GTX580), then the compute-bound rmsnorm and GEMM tile.
+# attention 0.41 on the GTX580), then the compute-bound rmsnorm and GEMM tile. On the QV100 fpexp,
+# E2MC16 offline and adaptive also run under -memzip_partial_reads fill (benchmarks/README.md, "The
+# study on the QV100", rule 6: its sectored L2 fetches a compressed line once per sector otherwise).
 ML = ["ml/llm_decode_gemv", "ml/train_step", "ml/llm_attention_decode", "ml/rmsnorm", "ml/gemm_tile"]
 
 
@@ -488,6 +500,9 @@ def ml_study(gpu=None):
         runs.append(entry(b, ["fpexp", "mag_bdi"], [VERIFY]))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE]))
         runs.append(entry(b, ["bdi", "bpc", "adaptive"], [VERIFY]))
+        if gpu == "qv100":  # its sectored L2: the codecs that compress tensors also under fill
+            runs.append(entry(b, ["fpexp", "adaptive"], [VERIFY, FILL], name=fill_name(b)))
+            runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE, FILL], name=fill_name(b)))
     return on_gpu(gpu, runs)
 
 

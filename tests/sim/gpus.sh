@@ -8,7 +8,12 @@
 #    the whole stored line (over-fetch counted), write-backs of one dirty
 #    sector read the line back (read-modify-write bursts counted and on the
 #    DRAM bus: commands + owed == bursts), 0 verify failures, output right;
-#    -memzip_partial_writes raw instead stores those lines raw (fallbacks).
+#    -memzip_partial_writes raw instead stores those lines raw (fallbacks);
+#  - patterns ints under mag_bdi with -memzip_partial_reads fill: the sector
+#    reads a warp sends at once for a compressed line ride on the line's one
+#    whole fetch (merged reads), so DRAM reads fewer bursts than under the
+#    default (sector), where each of them fetches the line; verify, output
+#    and commands == bursts as in every run.
 "$MEMZIP_CUDA_HOME/bin/nvcc" --cudart shared -gencode arch=compute_75,code=compute_75 \
     -o "$work/sectors" "$MEMZIP_ROOT/benchmarks/kernels/sectors.cu"
 gpu_words=1048576  # 4 MiB per buffer: two exceed the 6 MB L2 a host copy fills (QV100: ~100 CPU-s a run)
@@ -28,9 +33,12 @@ spawn qv100-sectors-none gpu_sim qv100-sectors-none qv100 none "$work/sectors" i
 spawn qv100-sectors-rmw gpu_sim qv100-sectors-rmw qv100 mag_bdi "$work/sectors" ints "$sector_lines"
 gpu_sets=(--set "-memzip_partial_writes raw")
 spawn qv100-sectors-raw gpu_sim qv100-sectors-raw qv100 mag_bdi "$work/sectors" ints "$sector_lines"
+gpu_sets=(--set "-memzip_partial_reads fill")
+spawn qv100-ints-fill gpu_sim qv100-ints-fill qv100 mag_bdi "$work/patterns" ints "$gpu_words"
 gpu_sets=()
 
-for name in qv100-ints-none rtx3070-ints-none qv100-ints-mag_bdi qv100-sectors-none qv100-sectors-rmw qv100-sectors-raw; do
+for name in qv100-ints-none rtx3070-ints-none qv100-ints-mag_bdi qv100-sectors-none qv100-sectors-rmw qv100-sectors-raw \
+    qv100-ints-fill; do
     if joined "$name"; then
         verdict "$name" "output PASS, verify failures $(total "$name" 't["verify"]["failures"]'), partial reads $(total "$name" 't["partial"]["reads"]'), partial writes $(total "$name" 't["partial"]["writes"]')" \
             test "$(total "$name" 't["verify"]["failures"]')" -eq 0 -a "$(total "$name" 't["partial"]["reads"]')" -gt 0
@@ -47,6 +55,11 @@ if [[ -f "$work/qv100-sectors-rmw/stats.json" && -f "$work/qv100-sectors-raw/sta
         "$(total qv100-sectors-rmw 't["dram_device"]["write_commands"]')" -ge "$(total qv100-sectors-rmw 't["dram_writes"]["bursts"] + t["partial"]["rmw_read_bursts"]')"
     verdict "qv100-partial-writes-raw" "raw fallbacks $(total qv100-sectors-raw 't["partial"]["raw_fallbacks"]') (rmw: $(total qv100-sectors-rmw 't["partial"]["raw_fallbacks"]')), lines recompressed by partial writes $(total qv100-sectors-raw 't["writes"]["blocks"]')" \
         test "$(total qv100-sectors-raw 't["partial"]["raw_fallbacks"]')" -gt 0
+fi
+if [[ -f "$work/qv100-ints-mag_bdi/stats.json" && -f "$work/qv100-ints-fill/stats.json" ]]; then
+    verdict "qv100-partial-reads-fill" "sector reads matched to a fetch in flight $(total qv100-ints-fill 't["partial"]["merged_reads"]'); DRAM read bursts $(total qv100-ints-fill 't["dram_reads"]["bursts"]') under fill < $(total qv100-ints-mag_bdi 't["dram_reads"]["bursts"]') under sector" \
+        test "$(total qv100-ints-fill 't["partial"]["merged_reads"]')" -gt 0 -a \
+        "$(total qv100-ints-fill 't["dram_reads"]["bursts"]')" -lt "$(total qv100-ints-mag_bdi 't["dram_reads"]["bursts"]')"
 fi
 verdict "v321-refuses-qv100" "$("$memzip" run --version v3.2.1 --gpu qv100 --codec none --out "$work/v321-qv100" -- "$work/patterns" ints 1024 2>&1 | tail -n 1)" \
     eval '! "$memzip" run --version v3.2.1 --gpu qv100 --codec none --out "$work/v321-qv100" -- "$work/patterns" ints 1024 >/dev/null 2>&1'

@@ -235,7 +235,7 @@ fn speedups_are_split_between_the_saturated_kernels_and_the_others() {
             .unwrap()
             .lines()
             .filter_map(|l| l.strip_prefix("gpu_tot_sim_cycle = "))
-            .last()
+            .next_back()
             .unwrap()
             .to_string();
         fs::remove_file(log).unwrap();
@@ -743,4 +743,21 @@ fn partial_request_costs_are_shown_and_a_codec_slower_than_none_is_named() {
     assert!(header.ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{runs}");
     let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7")), "{csv}");
+    // Refetches and the fill policy's counters are named where counted.
+    let path = root.join("vecadd-fpc/stats.json");
+    let mut stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    for (key, count) in [("refetches", 50), ("refetch_bursts", 100), ("merged_reads", 30), ("filled_sectors", 12)] {
+        stats["total"]["partial"][key] = count.into();
+    }
+    fs::write(&path, stats.to_string()).unwrap();
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(
+            "1200 over-fetched bursts (100 bursts fetched again, 50 whole-line refetches), 900 read-modify-write read \
+             bursts (300 reads), 7 raw fallbacks; the L2 took whole lines (fill): 30 sector reads matched to a fetch \
+             in flight, 12 sectors filled\n"
+        ),
+        "{summary}"
+    );
 }

@@ -5,7 +5,7 @@
 //! [`Options`], and an error names the flag.
 
 use memzip::codec::registry::codec_names;
-use memzip::mc::{EnergyParams, MdcConfig, PartialWrites};
+use memzip::mc::{EnergyParams, MdcConfig, PartialReads, PartialWrites};
 
 /// E2MC's default online sampling window: the first 20M instructions, as
 /// "E2MC: Entropy Encoding Based Memory Compression for GPUs" (IPDPS 2017),
@@ -35,6 +35,9 @@ pub struct Options {
     /// `rmw` or `raw`: what a write of part of a compressed block does
     /// (`memzip::mc::PartialWrites`).
     pub partial_writes: String,
+    /// `sector` or `fill`: what the L2 keeps of a compressed block a sector
+    /// read fetched whole (`memzip::mc::PartialReads`).
+    pub partial_reads: String,
     /// The device allocations a lossy codec may approximate,
     /// `n[:label]` or `first-last[:label]` items separated by `,`
     /// ([`memzip::mc::ApproximableMemory`]); empty: none.
@@ -178,6 +181,13 @@ pub fn table() -> Vec<Flag> {
             Slot::Text(|o| &mut o.partial_writes),
         ),
         flag(
+            "partial_reads",
+            PartialReads::default().name(),
+            "a sector read that fetches a compressed block whole: sector (the L2 fills the sectors it asked for) \
+             or fill (the L2 fills every sector of the line it does not hold; needs a sectored L2)",
+            Slot::Text(|o| &mut o.partial_reads),
+        ),
+        flag(
             "approx_allocs",
             "",
             "device allocations a lossy codec (slc) may approximate: <n>[:<label>] or <first>-<last>[:<label>], \
@@ -224,6 +234,7 @@ pub fn defaults() -> Options {
         adaptive_candidates: String::new(),
         verify: false,
         partial_writes: String::new(),
+        partial_reads: String::new(),
         approx_allocs: String::new(),
         trace: String::new(),
         stats_json: String::new(),

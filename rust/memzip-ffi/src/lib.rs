@@ -87,6 +87,13 @@ pub mod ffi {
         /// approximation the write returned, which the simulator puts into
         /// its functional memory.
         pub approximated: bool,
+        /// A sector read that fetched a compressed block whole under
+        /// `-memzip_partial_reads fill`: the L2 fills every sector of the
+        /// line it does not hold yet, and reports them (`note_filled_sectors`).
+        pub fills_line: bool,
+        /// A sector read matched to that fetch in flight (`fill`): it goes
+        /// to no DRAM (`burst_count` 0); its reply leaves with the fetch's.
+        pub merged: bool,
     }
 
     extern "Rust" {
@@ -120,8 +127,10 @@ pub mod ffi {
         /// A host-to-device copy of one block (initialises its metadata).
         fn copy_block(self: &mut Controller, addr: u64, data: &[u8]) -> Result<Access>;
         /// A DRAM read of part of the block at `addr` (a sectored L2's
-        /// sector read, ...), `request_bytes` as the simulator sizes it.
-        fn read_part(self: &mut Controller, addr: u64, request_bytes: u32) -> Result<Access>;
+        /// sector read, ...), `request_bytes` as the simulator sizes it;
+        /// `fetch_in_flight`: a read whose `Access::fills_line` was set for
+        /// this block has not left for the L2 yet.
+        fn read_part(self: &mut Controller, addr: u64, request_bytes: u32, fetch_in_flight: bool) -> Result<Access>;
         /// A DRAM write of part of the block at `addr` (`global_addr` as in
         /// `write_block_of`): `request_bytes` as the simulator sizes it,
         /// `whole_units` the block's MAG units it writes whole (bit i),
@@ -137,6 +146,9 @@ pub mod ffi {
             simulation: &Simulation,
             approximated: &mut [u8],
         ) -> Result<Access>;
+        /// The L2 filled `sectors` sectors beyond those it asked for from a
+        /// read whose `Access::fills_line` was set.
+        fn note_filled_sectors(self: &mut Controller, sectors: u32);
         /// Counts one DRAM request by the simulator's access type and size.
         fn count_request(self: &mut Controller, kind: &str, bytes: u32);
         /// `write_block` of the block at `addr` (this controller's address)
@@ -280,6 +292,17 @@ impl Simulation {
                 s.block_bytes, facts.l2_line_bytes
             ));
         }
+        // Filling sectors needs sectors: an L2 that reads whole lines never
+        // asks for part of one, and v3.2.1's has no hook for the fill.
+        let partial_reads = self.resolved.mc_options.partial_reads;
+        if partial_reads == mc::PartialReads::Fill && (facts.l2_disabled || facts.l2_atom_bytes == facts.l2_line_bytes)
+        {
+            return Err(format!(
+                "-memzip_partial_reads fill: this L2 reads whole {}-byte lines from DRAM, it has no sectors to fill \
+                 (use a sectored GPU: --gpu qv100 or rtx3070)",
+                facts.l2_line_bytes
+            ));
+        }
         let mut notes = Vec::new();
         if facts.channel_bits_in_block {
             notes.push(format!(
@@ -290,8 +313,10 @@ impl Simulation {
         if s.compresses && (facts.l2_disabled || facts.l2_atom_bytes != s.block_bytes) {
             notes.push(format!(
                 "the L2 sends DRAM requests for part of a {}-byte block (sectored or disabled L2): a read of a \
-                 compressed block fetches the whole stored block; partial writes: -memzip_partial_writes {}",
+                 compressed block fetches the whole stored block (-memzip_partial_reads {}); partial writes: \
+                 -memzip_partial_writes {}",
                 s.block_bytes,
+                partial_reads.name(),
                 self.resolved.mc_options.partial_writes.name()
             ));
         }
@@ -356,7 +381,6 @@ pub struct Controller {
     sampling_instructions: u64,
 }
 
-/// A host-to-device copy's outcome: copies are not timed.
 /// What a write-back tells the simulator: its compressor's cycles and the
 /// metadata cache's work on top of the stored size.
 fn write_access(out: &mc::WriteOutcome, mag_bytes: usize) -> Access {
@@ -370,6 +394,7 @@ fn write_access(out: &mc::WriteOutcome, mag_bytes: usize) -> Access {
     }
 }
 
+/// A host-to-device copy's outcome: copies are not timed.
 fn copy_access(out: &mc::WriteOutcome) -> Access {
     Access {
         encoding: out.encoding,
@@ -382,6 +407,8 @@ fn copy_access(out: &mc::WriteOutcome) -> Access {
         metadata_dram_bytes: 0,
         rmw_read_bytes: 0,
         approximated: out.approximated,
+        fills_line: false,
+        merged: false,
     }
 }
 
@@ -434,9 +461,9 @@ impl Controller {
         })
     }
 
-    fn read_part(&mut self, addr: u64, request_bytes: u32) -> Result<Access, String> {
+    fn read_part(&mut self, addr: u64, request_bytes: u32, fetch_in_flight: bool) -> Result<Access, String> {
         guard("read_part", || {
-            let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units: 0 };
+            let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units: 0, fetch_in_flight };
             let out = self.inner.read_partial(addr, request);
             Ok(self.read_access(out))
         })
@@ -453,7 +480,7 @@ impl Controller {
         simulation: &Simulation,
         approximated: &mut [u8],
     ) -> Result<Access, String> {
-        let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units };
+        let request = mc::PartialRequest { request_bytes: request_bytes as usize, whole_units, fetch_in_flight: false };
         let approximable = simulation.covers(global_addr, data.len());
         guard("write_part_of", || {
             let out = match approximable {
@@ -462,6 +489,10 @@ impl Controller {
             };
             Ok(self.write_access(&out.map_err(|e| e.to_string())?))
         })
+    }
+
+    fn note_filled_sectors(&mut self, sectors: u32) {
+        self.inner.note_filled_sectors(u64::from(sectors));
     }
 
     fn count_request(&mut self, kind: &str, bytes: u32) {
@@ -480,6 +511,8 @@ impl Controller {
             metadata_dram_bytes: to_u32(out.metadata_fetch_bytes + out.metadata_writeback_bytes),
             rmw_read_bytes: 0,
             approximated: false,
+            fills_line: out.fills_line,
+            merged: out.merged,
         }
     }
 
@@ -761,5 +794,19 @@ mod tests {
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].starts_with("channel bits inside a 128-byte block"));
         assert!(notes[2].starts_with("DRAM atom 64 B != -memzip_mag_bytes 32 B"));
+    }
+
+    #[test]
+    fn filling_sectors_needs_a_sectored_l2() {
+        let fill = simulation(|o| {
+            o.codec = "bdi".into();
+            o.partial_reads = "fill".into();
+        })
+        .unwrap();
+        let err = fill.check_simulator(&facts()).unwrap_err();
+        assert!(err.starts_with("-memzip_partial_reads fill: this L2 reads whole 128-byte lines"), "{err}");
+        let sectored = SimulatorFacts { l2_atom_bytes: 32, ..facts() };
+        let notes = fill.check_simulator(&sectored).unwrap();
+        assert!(notes[0].contains("(-memzip_partial_reads fill)"), "{notes:?}");
     }
 }

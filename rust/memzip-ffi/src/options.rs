@@ -4,7 +4,7 @@
 //! error names the flag a user has to fix.
 
 use memzip::codec::spec::CodecSpec;
-use memzip::mc::{ApproximableMemory, EnergyParams, McOptions, MdcConfig, PartialWrites, SamplingWindow};
+use memzip::mc::{ApproximableMemory, EnergyParams, McOptions, MdcConfig, PartialReads, PartialWrites, SamplingWindow};
 use memzip::{ConfigError, Geometry};
 
 use crate::codec_flags::{self, OnlineWindow};
@@ -62,8 +62,16 @@ pub fn resolve(options: &Options) -> Result<Resolved, String> {
             PartialWrites::NAMES.join(", ")
         )
     })?;
+    let partial_reads = PartialReads::from_name(&options.partial_reads).ok_or_else(|| {
+        format!(
+            "-memzip_partial_reads: invalid value '{}': expected one of {}",
+            options.partial_reads,
+            PartialReads::NAMES.join(", ")
+        )
+    })?;
     let mc_options = McOptions {
         partial_writes,
+        partial_reads,
         compress_latency: u32::try_from(options.comp_latency).ok(),
         decompress_latency: u32::try_from(options.decomp_latency).ok(),
         verify: options.verify,
@@ -183,12 +191,17 @@ mod tests {
     }
 
     #[test]
-    fn partial_writes_are_read_by_name() {
+    fn partial_policies_are_read_by_name() {
         assert_eq!(controller_parts(&defaults()).unwrap().1.partial_writes, PartialWrites::ReadModifyWrite);
         let raw = with(|o| o.partial_writes = "raw".into());
         assert_eq!(controller_parts(&raw).unwrap().1.partial_writes, PartialWrites::StoreRaw);
         let err = controller_parts(&with(|o| o.partial_writes = "rwm".into())).unwrap_err();
         assert_eq!(err, "-memzip_partial_writes: invalid value 'rwm': expected one of rmw, raw");
+        assert_eq!(controller_parts(&defaults()).unwrap().1.partial_reads, PartialReads::Sector);
+        let fill = with(|o| o.partial_reads = "fill".into());
+        assert_eq!(controller_parts(&fill).unwrap().1.partial_reads, PartialReads::Fill);
+        let err = controller_parts(&with(|o| o.partial_reads = "all".into())).unwrap_err();
+        assert_eq!(err, "-memzip_partial_reads: invalid value 'all': expected one of sector, fill");
     }
 
     #[test]

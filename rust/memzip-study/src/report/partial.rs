@@ -61,8 +61,16 @@ fn slower_than_none(rows: &[Row]) -> String {
                 0 => String::new(),
                 bursts => format!(" ({bursts} bursts fetched again, {} whole-line refetches)", p.refetches),
             };
+            let filled = match (p.merged_reads, p.filled_sectors) {
+                (0, 0) => String::new(),
+                (merged, filled) => format!(
+                    "; the L2 took whole lines (fill): {merged} sector reads matched to a fetch in flight, {filled} \
+                     sectors filled"
+                ),
+            };
             format!(
-                "{} over-fetched bursts{refetched}, {} read-modify-write read bursts ({} reads), {} raw fallbacks",
+                "{} over-fetched bursts{refetched}, {} read-modify-write read bursts ({} reads), {} raw \
+                 fallbacks{filled}",
                 p.overfetch_bursts, p.rmw_read_bursts, p.rmw_reads, p.raw_fallbacks
             )
         });

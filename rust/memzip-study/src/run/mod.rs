@@ -113,6 +113,9 @@ fn partial_counters(total: &Value, file: &Path) -> Result<Option<PartialCounters
         // the report names refetches only where some were counted.
         refetches: partial.get("refetches").map_or(Ok(0), |_| count("refetches"))?,
         refetch_bursts: partial.get("refetch_bursts").map_or(Ok(0), |_| count("refetch_bursts"))?,
+        // Counted since -memzip_partial_reads exists; before, every read was `sector`.
+        filled_sectors: partial.get("filled_sectors").map_or(Ok(0), |_| count("filled_sectors"))?,
+        merged_reads: partial.get("merged_reads").map_or(Ok(0), |_| count("merged_reads"))?,
     }))
 }
 

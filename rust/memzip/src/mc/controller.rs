@@ -52,7 +52,7 @@ use crate::geometry::Geometry;
 
 mod partial; // requests for part of a block: more methods of `MemoryController`
 mod verify; // the checks of a codec's output (`-memzip_verify`): more methods
-use super::partial_request::PartialWrites;
+use super::partial_request::{PartialReads, PartialWrites};
 
 /// When the codec's online sampling phase ends (E2MC learns its symbol
 /// probabilities from the first part of a run, the E2MC paper §III-B2, storing the
@@ -88,6 +88,9 @@ pub struct McOptions {
     pub sampling: SamplingWindow,
     /// A partial write of a compressed block (`-memzip_partial_writes`).
     pub partial_writes: PartialWrites,
+    /// What the L2 keeps of a compressed block a sector read fetched whole
+    /// (`-memzip_partial_reads`).
+    pub partial_reads: PartialReads,
 }
 
 impl Default for McOptions {
@@ -100,6 +103,7 @@ impl Default for McOptions {
             mdc: MdcConfig::default(),
             sampling: SamplingWindow::None,
             partial_writes: PartialWrites::default(),
+            partial_reads: PartialReads::default(),
         }
     }
 }
@@ -162,6 +166,12 @@ pub struct ReadOutcome {
     pub was_written: bool,
     /// Bursts fetched beyond those asked for (a partial read of a compressed block).
     pub overfetch_bursts: usize,
+    /// The L2 fills every sector of the line from this read's decompressed
+    /// block (`-memzip_partial_reads fill` and a block stored compressed).
+    pub fills_line: bool,
+    /// The read waits for the whole fetch of its block already in flight
+    /// (`-memzip_partial_reads fill`): no DRAM access of its own.
+    pub merged: bool,
 }
 
 /// Why a controller operation failed. Each names the codec and the block
@@ -447,6 +457,8 @@ impl MemoryController {
             metadata_writeback_bytes: metadata.writeback_bytes,
             was_written: stored.is_some(),
             overfetch_bursts: bursts.saturating_sub(asked),
+            fills_line: false,
+            merged: false,
         }
     }
 
@@ -735,7 +747,7 @@ mod tests {
     use crate::bits::BitWriter;
     use crate::codec::{check_block_size, decode_uncompressed_into};
     use crate::error::Corruption;
-    use crate::mc::partial_request::{PartialRequest, PartialWrites};
+    use crate::mc::partial_request::{PartialReads, PartialRequest, PartialWrites};
     use crate::mc::stats::McStats;
 
     const ZEROS: EncodingId = 1;
@@ -1450,7 +1462,7 @@ mod tests {
     }
 
     fn sector(request_bytes: usize, whole_units: u64) -> PartialRequest {
-        PartialRequest { request_bytes, whole_units }
+        PartialRequest { request_bytes, whole_units, fetch_in_flight: false }
     }
 
     fn with_partial_writes(policy: PartialWrites) -> MemoryController {
@@ -1514,6 +1526,54 @@ mod tests {
         assert_eq!(mc.stats().partial.refetches, 2);
         mc.read_partial(128 + 96, sector(32, 0));
         assert_eq!(mc.stats().partial.refetches, 3);
+    }
+
+    #[test]
+    fn fill_hands_the_l2_every_sector_of_a_compressed_block_only() {
+        let policy = |partial_reads| McOptions { partial_reads, ..Default::default() };
+        let mut sectors_only = controller_with(ZeroCodec::new(), policy(PartialReads::Sector));
+        let mut fill = controller_with(ZeroCodec::new(), policy(PartialReads::Fill));
+        for mc in [&mut sectors_only, &mut fill] {
+            mc.write_block(0, &low_half()).unwrap(); // 2 bursts
+            mc.write_block(128, &random()).unwrap(); // raw
+        }
+        let fills = |mc: &mut MemoryController| {
+            [mc.read_partial(32, sector(32, 0)), mc.read_partial(128 + 32, sector(32, 0)), mc.read_block(0)]
+                .map(|r| r.fills_line)
+        };
+        assert_eq!(fills(&mut sectors_only), [false; 3], "sector: the L2 keeps what it asked for");
+        assert_eq!(fills(&mut fill), [true, false, false], "fill: only a compressed block fetched for a sector");
+        fill.note_filled_sectors(3);
+        assert_eq!((fill.stats().partial.filled_sectors, sectors_only.stats().partial.filled_sectors), (3, 0));
+        assert_eq!(fill.stats().dram_reads, sectors_only.stats().dram_reads, "the fill moves no extra burst");
+    }
+
+    #[test]
+    fn fill_matches_a_sector_read_to_the_whole_fetch_in_flight() {
+        let policy = |partial_reads| McOptions { partial_reads, ..Default::default() };
+        let mut sectors_only = controller_with(ZeroCodec::new(), policy(PartialReads::Sector));
+        let mut fill = controller_with(ZeroCodec::new(), policy(PartialReads::Fill));
+        let in_flight = PartialRequest { fetch_in_flight: true, ..sector(32, 0) };
+        for mc in [&mut sectors_only, &mut fill] {
+            mc.write_block(0, &low_half()).unwrap(); // 2 bursts
+            mc.write_block(128, &random()).unwrap(); // raw
+        }
+        let lookups = |mc: &MemoryController| mc.stats().metadata.cache.hits() + mc.stats().metadata.cache.misses();
+        let written = lookups(&fill);
+        let merged = fill.read_partial(32, in_flight);
+        assert_eq!(lookups(&fill), written, "a merged read looks nothing up");
+        assert_eq!(
+            (merged.merged, merged.burst_count, merged.decompress_cycles, merged.metadata_cycles),
+            (true, 0, 0, 0)
+        );
+        assert_eq!(merged.encoding, LOW_HALF);
+        let raw = fill.read_partial(128 + 32, in_flight);
+        assert_eq!((raw.merged, raw.burst_count), (false, 1), "a raw block's sectors are fetched on their own");
+        let unmerged = sectors_only.read_partial(32, in_flight);
+        assert_eq!((unmerged.merged, unmerged.burst_count), (false, 2), "sector: every read fetches the line");
+        let s = fill.stats();
+        assert_eq!((s.partial.reads, s.partial.merged_reads, s.partial.compressed_reads), (2, 1, 1));
+        assert_eq!((s.dram_reads.accesses, s.dram_reads.bursts, s.dram_reads.uncompressed_bursts), (2, 1, 2));
     }
 
     #[test]

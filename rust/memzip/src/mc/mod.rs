@@ -25,7 +25,7 @@ pub use controller::{McError, McOptions, MemoryController, ReadOutcome, Sampling
 pub use energy::{CodecEnergy, EnergyParams, EnergyStats, PowerLatency};
 pub use energy_model::EnergyModel;
 pub use metadata_cache::{MdcAccess, MdcConfig, MdcLookup, MdcStats, MetadataCache};
-pub use partial_request::{PartialRequest, PartialWrites};
+pub use partial_request::{PartialReads, PartialRequest, PartialWrites};
 pub use stats::{
     ApproximationStats, CompressionStats, DramDeviceStats, McStats, MetadataStats, PartialStats, TrafficStats,
     VerifyStats,

@@ -1,6 +1,6 @@
 //! The two types that describe requests for part of a block (a sectored L2's
 //! sector reads, partial write-backs): what one asks for, and what a partial
-//! write does to a compressed block. The model itself is
+//! read or write does with a compressed block. The model itself is
 //! [`MemoryController::read_partial`](super::MemoryController::read_partial) and
 //! [`write_partial`](super::MemoryController::write_partial)
 //! (`mc/controller/partial.rs`).
@@ -38,6 +38,45 @@ impl PartialWrites {
     }
 }
 
+/// What the L2 receives when a sector read fetches a block stored
+/// compressed whole (`-memzip_partial_reads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PartialReads {
+    /// The L2 fills only the sectors it asked for; the rest of the
+    /// decompressed block is dropped (`sector`: gpgpu-sim's sectored L2
+    /// as it is). A later read of another sector fetches the block again.
+    #[default]
+    Sector,
+    /// The L2 takes the compressed line as a unit (`fill`): the reply of a
+    /// sector read that fetched it whole fills every sector of the line the
+    /// L2 does not hold yet (sectors valid, dirty or awaiting their own
+    /// reply are left as they are), and a sector read of a line whose whole
+    /// fetch is still in flight waits for that fetch's decompressed block
+    /// instead of fetching the line again (the memory controller matches it
+    /// to the pending fetch, as an MSHR does).
+    Fill,
+}
+
+impl PartialReads {
+    /// The flag's values, in the order of [`PartialReads::name`].
+    pub const NAMES: [&'static str; 2] = ["sector", "fill"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PartialReads::Sector => "sector",
+            PartialReads::Fill => "fill",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "sector" => Some(PartialReads::Sector),
+            "fill" => Some(PartialReads::Fill),
+            _ => None,
+        }
+    }
+}
+
 /// A DRAM request for part of one block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartialRequest {
@@ -47,4 +86,8 @@ pub struct PartialRequest {
     /// `i * mag .. (i + 1) * mag`) whole; for a write, every byte of it is
     /// written. Only writes use it (what a raw block lacks for a rebuild).
     pub whole_units: u64,
+    /// A read that fetched this block whole for the line is still on its way
+    /// to the L2 (the simulator knows its replies). Only reads use it: under
+    /// [`PartialReads::Fill`] the read waits for that fetch instead of its own.
+    pub fetch_in_flight: bool,
 }

@@ -310,6 +310,12 @@ pub struct PartialStats {
     /// every decompressed sector would save.
     pub refetches: u64,
     pub refetch_bursts: u64,
+    /// Sectors the L2 filled from such whole fetches beyond those it asked
+    /// for (`-memzip_partial_reads fill`; 0 under `sector`).
+    pub filled_sectors: u64,
+    /// Compressed reads matched to a whole fetch of their block already in
+    /// flight (`-memzip_partial_reads fill`): no DRAM access of their own.
+    pub merged_reads: u64,
     /// Writes of part of a block.
     pub writes: u64,
     /// Of those, the writes that first read the block back
@@ -333,6 +339,8 @@ impl PartialStats {
         self.overfetch_bursts += other.overfetch_bursts;
         self.refetches += other.refetches;
         self.refetch_bursts += other.refetch_bursts;
+        self.filled_sectors += other.filled_sectors;
+        self.merged_reads += other.merged_reads;
         self.writes += other.writes;
         self.rmw_reads += other.rmw_reads;
         self.rmw_read_bursts += other.rmw_read_bursts;

@@ -21,7 +21,17 @@
 //!   fetch of a block already fetched whole since it was last written is
 //!   counted as a refetch (`refetches`, `refetch_bursts`): what an L2 that
 //!   took every decompressed sector could at most save (less the lines it
-//!   would have evicted in between).
+//!   would have evicted in between). `-memzip_partial_reads fill`
+//!   ([`PartialReads`]) models that L2: the reply carries the decompressed
+//!   block and the L2 fills each sector of the line it does not hold yet
+//!   (`filled_sectors`); a refetch then means the L2 evicted the line. The
+//!   bytes are on the DRAM bus already, so the fill costs no bursts; what it
+//!   can cost is L2 capacity, sectors filled that are never read. A warp
+//!   reading a whole line misses on its four sectors at once, before any
+//!   reply: under `fill` a sector read of a line whose whole fetch is still
+//!   in flight is matched to that fetch (`merged_reads`: no burst, no
+//!   metadata lookup, no decompression of its own) and its reply leaves
+//!   with the fetch's.
 //! - **Write** (`-memzip_partial_writes`, [`PartialWrites`]):
 //!   - `rmw` (default): the block is rebuilt and recompressed whole. What
 //!     DRAM holds of it is read first (a compressed block: its stored bursts,
@@ -47,7 +57,7 @@
 use super::{McError, MemoryController, MetadataOutcome, ReadOutcome, StoredBlock, WriteOutcome};
 use crate::codec::{CompressedBlock, EncodingId, UNCOMPRESSED};
 use crate::mc::metadata_cache::MdcAccess;
-use crate::mc::partial_request::{PartialRequest, PartialWrites};
+use crate::mc::partial_request::{PartialReads, PartialRequest, PartialWrites};
 
 /// How a partial write is carried out, decided from the stored block.
 struct WritePlan {
@@ -78,14 +88,20 @@ impl MemoryController {
     pub fn read_partial(&mut self, addr: u64, request: PartialRequest) -> ReadOutcome {
         let addr = self.block_addr(addr);
         let asked = self.request_bursts(request.request_bytes);
+        if request.fetch_in_flight && self.options.partial_reads == PartialReads::Fill {
+            if let Some(stored) = self.stored_compressed(addr) {
+                return self.merged_read(stored, asked);
+            }
+        }
         let metadata = self.metadata_access(addr, MdcAccess::Read);
         let stored = self.stored(addr);
         let (encoding, bursts) = match stored {
             Some(b) if b.encoding != UNCOMPRESSED => (b.encoding, b.burst_count as usize),
             _ => (UNCOMPRESSED, asked),
         };
-        let outcome = self.finish_read(stored, encoding, bursts, asked, metadata);
+        let mut outcome = self.finish_read(stored, encoding, bursts, asked, metadata);
         let compressed = encoding != UNCOMPRESSED;
+        outcome.fills_line = compressed && self.options.partial_reads == PartialReads::Fill;
         let index = self.block_index(addr);
         let refetch = compressed && !self.fetched_whole.insert(index);
         let stats = &mut self.stats.partial;
@@ -95,6 +111,39 @@ impl MemoryController {
         stats.refetches += refetch as u64;
         stats.refetch_bursts += if refetch { bursts as u64 } else { 0 };
         outcome
+    }
+
+    /// A sector read of a compressed block whose whole fetch is in flight
+    /// (`-memzip_partial_reads fill`): the controller matches it to that
+    /// fetch, so it needs no metadata lookup, no DRAM burst and no
+    /// decompression of its own. Counted as a read access of 0 bursts, so
+    /// the traffic's uncompressed bursts still hold what it asked for.
+    fn merged_read(&mut self, stored: StoredBlock, asked: usize) -> ReadOutcome {
+        self.stats.dram_reads.record(0, asked, self.geometry.mag_bytes());
+        let stats = &mut self.stats.partial;
+        stats.reads += 1;
+        stats.compressed_reads += 1;
+        stats.merged_reads += 1;
+        ReadOutcome {
+            encoding: stored.encoding,
+            burst_count: 0,
+            dram_bytes: 0,
+            decompress_cycles: 0,
+            metadata_cycles: 0,
+            metadata_miss: false,
+            metadata_fetch_bytes: 0,
+            metadata_writeback_bytes: 0,
+            was_written: true,
+            overfetch_bursts: 0,
+            fills_line: false,
+            merged: true,
+        }
+    }
+
+    /// The simulator's L2 filled `sectors` more sectors of a line from a
+    /// block a sector read fetched whole (`-memzip_partial_reads fill`).
+    pub fn note_filled_sectors(&mut self, sectors: u64) {
+        self.stats.partial.filled_sectors += sectors;
     }
 
     /// A DRAM write of part of the block at `addr`; `bytes` is the whole
