@@ -87,6 +87,7 @@ namespace {
 unsigned long long sim_cycle(const gpgpu_sim *) { return gpu_sim_cycle + gpu_tot_sim_cycle; }
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_line_sz(); }
 unsigned sub_partition_of(const addrdec_t &) { return 0; }
+unsigned slices_per_channel(const memory_config &) { return 1; }
 bool uses_simple_dram_model(const memory_config &) { return false; }
 // v3.2.1 has no mem_access_type_str; its enum, in order.
 const char *access_type_name(enum mem_access_type type) {
@@ -99,10 +100,25 @@ const char *access_type_name(enum mem_access_type type) {
 unsigned long long sim_cycle(const gpgpu_sim *g) { return g->gpu_sim_cycle + g->gpu_tot_sim_cycle; }
 unsigned l2_atom_bytes(const memory_config &c) { return c.m_L2_config.get_atom_sz(); }
 unsigned sub_partition_of(const addrdec_t &t) { return t.sub_partition; }
+unsigned slices_per_channel(const memory_config &c) { return c.m_n_sub_partition_per_memory_channel; }
 bool uses_simple_dram_model(const memory_config &c) { return c.simple_dram_model; }
 const char *access_type_name(enum mem_access_type type) { return mem_access_type_str(type); }
 #endif
 
+// A block's address within its channel, the key of its metadata in the
+// channel's controller. gpgpu-sim's partition_address() removes the channel
+// bits and, on dev, the sub-partition bits too (each L2 slice indexes its
+// lines by it), but one memzip controller serves every slice of its channel:
+// the slice goes back in, or the two blocks of a 256-byte chunk (GTX580:
+// address bit 7 picks the slice) would share one key.
+unsigned long long channel_addr(const memory_config &c, unsigned long long addr, unsigned block_bytes) {
+  addrdec_t tlx;
+  c.m_address_mapping.addrdec_tlx(addr, &tlx);
+  const unsigned slices = slices_per_channel(c);
+  const unsigned long long partition_addr = c.m_address_mapping.partition_address(addr);
+  return (partition_addr / block_bytes * slices + sub_partition_of(tlx) % slices) * block_bytes +
+         partition_addr % block_bytes;
+}
 }  // namespace
 
 namespace {
@@ -222,6 +238,29 @@ void memzip_options::reg_options(OptionParser *opp) {
                            m_flag_text[3 * i + 2].c_str(), m_flag_text[3 * i + 1].c_str());
 }
 
+namespace {
+// Why: a controller that gave two of its blocks one key would size every
+// read of one by the other's last write, and no verify would see it. So the
+// first 64 MiB of the address space are mapped once at start-up: two blocks
+// of one channel with one channel address stop the run.
+void check_channel_addrs(const memory_config &config, unsigned block_bytes) {
+  std::unordered_map<unsigned long long, unsigned long long> seen;  // (channel, key) -> block
+  for (unsigned long long block = 0; block < (64ull << 20); block += block_bytes) {
+    addrdec_t tlx;
+    config.m_address_mapping.addrdec_tlx(block, &tlx);
+    const unsigned long long key = channel_addr(config, block, block_bytes);
+    const auto at = seen.emplace(key * 4096 + tlx.chip, block);
+    if (!at.second) {
+      char why[256];
+      snprintf(why, sizeof why,
+               "the address mapping gives blocks 0x%llx and 0x%llx of channel %u one channel address 0x%llx",
+               at.first->second, block, (unsigned)tlx.chip, key);
+      memzip_fatal(why);
+    }
+  }
+}
+}  // namespace
+
 void memzip_options::init(const memory_config &config) {
   rust::Vec<rust::String> values;
   for (const char *v : m_values) values.push_back(rust::String(cstr(v)));
@@ -241,6 +280,7 @@ void memzip_options::init(const memory_config &config) {
         config.m_address_mapping.partition_address(b) != b)
       s->use_partition_addr = false;
   }
+  if (s->use_partition_addr) check_channel_addrs(config, block_bytes);
   memzip::SimulatorFacts facts;
   facts.simple_dram_model = uses_simple_dram_model(config);
   facts.l2_disabled = config.m_L2_config.disabled();
@@ -354,8 +394,7 @@ unsigned memzip_partition::core_cycles(unsigned latency_cycles) const {
 }
 
 unsigned long long memzip_partition::local_addr(unsigned long long block_addr) const {
-  return m_state->use_partition_addr ? m_config->m_address_mapping.partition_address(block_addr)
-                                     : block_addr;
+  return m_state->use_partition_addr ? channel_addr(*m_config, block_addr, m_block_bytes) : block_addr;
 }
 
 void memzip_partition::read_block(unsigned long long block_addr, unsigned char *buf) const {

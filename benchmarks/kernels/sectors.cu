@@ -6,8 +6,12 @@
 // sector of four: memzip's partial requests
 // (rust/memzip/src/mc/controller/partial.rs).
 //
-//   sectors <ints|random> [lines]
+//   sectors <ints|random> [lines] [reread]
 //
+// With `reread`, a second kernel then reads the second sector of each line of
+// `in` and writes the second sector of `out`: on a line the first kernel
+// fetched whole, whether the L2 kept the rest (-memzip_partial_reads fill)
+// decides whether that read reaches DRAM again.
 // Both buffers start as host-to-device copies of the pattern (memzip
 // compresses copies, so the lines are stored compressed when the pattern
 // compresses); out's other three sectors keep their copied values. The host
@@ -32,6 +36,15 @@ __global__ void first_sectors(const uint32_t* in, uint32_t* out, unsigned lines)
     }
 }
 
+// The same for the second sector: thread t writes word 8 + t % 8 of line t / 8.
+__global__ void second_sectors(const uint32_t* in, uint32_t* out, unsigned lines) {
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < lines * 8u; t += stride) {
+        unsigned i = (t >> 3) * 32u + 8u + (t & 7u);
+        out[i] = in[i] + 5u;
+    }
+}
+
 static uint32_t word(bool random, size_t i) {
     if (!random) return (uint32_t)(i % 64);  // small integers: compress under BDI-like codecs
     uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;  // splitmix64 finaliser of the index
@@ -50,9 +63,14 @@ static int check(cudaError_t e, const char* what) {
 
 int main(int argc, char** argv) {
     if (argc < 2 || (strcmp(argv[1], "ints") && strcmp(argv[1], "random"))) {
-        fprintf(stderr, "usage: sectors <ints|random> [lines]\n");
+        fprintf(stderr, "usage: sectors <ints|random> [lines] [reread]\n");
         return 2;
     }
+    if (argc > 3 && strcmp(argv[3], "reread")) {
+        fprintf(stderr, "sectors: third argument '%s': expected reread\n", argv[3]);
+        return 2;
+    }
+    const bool reread = argc > 3;
     const bool random = strcmp(argv[1], "random") == 0;
     const size_t lines = argc > 2 ? strtoull(argv[2], NULL, 10) : 16384;
     const size_t words = lines * kLineWords;
@@ -68,11 +86,17 @@ int main(int argc, char** argv) {
     check(cudaMemcpy(d_out, out.data(), words * 4, cudaMemcpyHostToDevice), "copy out");
     first_sectors<<<64, 256>>>(d_in, d_out, (unsigned)lines);
     check(cudaGetLastError(), "launch");
+    if (reread) {
+        second_sectors<<<64, 256>>>(d_in, d_out, (unsigned)lines);
+        check(cudaGetLastError(), "launch reread");
+    }
     std::vector<uint32_t> got(words);
     check(cudaMemcpy(got.data(), d_out, words * 4, cudaMemcpyDeviceToHost), "copy back");
     size_t wrong = 0;
     for (size_t i = 0; i < words; ++i) {
-        uint32_t want = i % kLineWords < kSectorWords ? in[i] + 3u : out[i];
+        const size_t at = i % kLineWords;
+        uint32_t want = at < kSectorWords ? in[i] + 3u : out[i];
+        if (reread && at >= kSectorWords && at < 2 * kSectorWords) want = in[i] + 5u;
         wrong += got[i] != want;
     }
     printf("%s: %zu lines, %zu wrong words\n", wrong ? "FAIL" : "PASS", lines, wrong);
