@@ -55,20 +55,10 @@ pub fn resolve(options: &Options) -> Result<Resolved, String> {
     if options.latency_mhz == 0 {
         return Err("-memzip_latency_mhz: invalid value '0': expected a clock in MHz".into());
     }
-    let partial_writes = PartialWrites::from_name(&options.partial_writes).ok_or_else(|| {
-        format!(
-            "-memzip_partial_writes: invalid value '{}': expected one of {}",
-            options.partial_writes,
-            PartialWrites::NAMES.join(", ")
-        )
-    })?;
-    let partial_reads = PartialReads::from_name(&options.partial_reads).ok_or_else(|| {
-        format!(
-            "-memzip_partial_reads: invalid value '{}': expected one of {}",
-            options.partial_reads,
-            PartialReads::NAMES.join(", ")
-        )
-    })?;
+    let partial_writes =
+        named_policy("partial_writes", &options.partial_writes, PartialWrites::from_name, &PartialWrites::NAMES)?;
+    let partial_reads =
+        named_policy("partial_reads", &options.partial_reads, PartialReads::from_name, &PartialReads::NAMES)?;
     let mc_options = McOptions {
         partial_writes,
         partial_reads,
@@ -129,6 +119,12 @@ pub fn energy_params(values: &[f64]) -> Result<EnergyParams, String> {
         format!("-memzip_energy_{name}: invalid value '{value}': expected a finite number, at least 0")
     })?;
     Ok(params)
+}
+
+/// A `-memzip_<flag>` policy read by name; the error names the flag and its values.
+fn named_policy<T>(flag: &str, value: &str, from_name: fn(&str) -> Option<T>, names: &[&str]) -> Result<T, String> {
+    from_name(value)
+        .ok_or_else(|| format!("-memzip_{flag}: invalid value '{value}': expected one of {}", names.join(", ")))
 }
 
 #[cfg(test)]
