@@ -20,6 +20,17 @@ in both sets (so both sides average the same programs; a count in brackets
 where that is fewer than the table's programs): all of them, and the
 memory-bound ones, by the first set's `none` run as `memzip report` decides
 (DRAM bandwidth utilisation at least `--memory-bound-util`, 0.40 as there).
+
+Two GPUs (issue 50, reproduction.md's "From Fermi to Volta"):
+
+    python3 benchmarks/compare_results.py benchmarks/results/study \
+        benchmarks/results/study-qv100 --names GTX580 QV100 --by-benchmark --partial
+
+`--by-benchmark` matches programs by benchmark alone, so a QV100 run at
+`modern` faces the GTX580's `study` run (the row names both presets);
+`--partial` adds a third table: what each codec run of the second set paid
+for requests that are not one whole block (over-fetched bursts of sector
+reads / read-modify-write read bursts / lines stored raw instead).
 """
 
 import argparse
@@ -32,13 +43,33 @@ import memzip
 SIMULATOR_SUFFIX = re.compile(r" @\S+$")
 
 
-def by_program(path):
-    """{program: {run label: row}} of one result set."""
+def by_program(path, by_benchmark=False):
+    """{program: {run label: row}} of one result set; with `by_benchmark` the
+    program is its benchmark (the preset dropped) and each row keeps its
+    preset in `preset`."""
     table = {}
     for row in memzip.load_runs(path, as_frame=False):
         program = SIMULATOR_SUFFIX.sub("", row["program"] or "")
+        if by_benchmark:
+            program, _, preset = program.partition(" ")
+            row["preset"] = preset or None
         table.setdefault(program, {})[row["run"]] = row
     return table
+
+
+def program_label(program, a, b):
+    """The row's name: the program, with both presets where they differ (`--by-benchmark`)."""
+    presets = [t["none"].get("preset") for t in (a, b)]
+    if presets[0] is None or presets[0] == presets[1]:
+        return program if presets[0] is None else f"{program} {presets[0]}"
+    return f"{program} ({presets[0]} / {presets[1]})"
+
+
+def partial_cell(row):
+    """`over-fetched / RMW read bursts / raw fallbacks` of one run; `-` without the counters."""
+    if not row or row.get("overfetch_bursts") is None:
+        return "-"
+    return " / ".join(f"{row[key]:,}" for key in ("overfetch_bursts", "rmw_read_bursts", "raw_fallbacks"))
 
 
 def cell(a, b, key, fmt):
@@ -94,7 +125,7 @@ def codecs_of(first, second, programs):
     return order
 
 
-def markdown(first, second, names, memory_bound_util):
+def markdown(first, second, names, memory_bound_util, partial=False):
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
     codecs = codecs_of(first, second, programs)
     memory_bound = memory_bound_of(first, programs, memory_bound_util)
@@ -107,13 +138,22 @@ def markdown(first, second, names, memory_bound_util):
         a, b = first[p], second[p]
         cycles = " / ".join(f"{t['none']['cycles']:,}" for t in (a, b))
         speedups = [speedup_cell(a.get(c), b.get(c)) for c in codecs]
-        lines.append(f"| {p} | {cycles} | {cell(a['none'], b['none'], 'dram_utilization', '.2f')} | " + " | ".join(speedups) + " |")
+        utilization = cell(a["none"], b["none"], "dram_utilization", ".2f")
+        lines.append(f"| {program_label(p, a, b)} | {cycles} | {utilization} | " + " | ".join(speedups) + " |")
     lines += geomean_rows(first, second, programs, codecs, "speedup", memory_bound, 2)
     lines += ["", f"| program | " + " | ".join(f"{c} effective CR ({pair})" for c in codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]
     for p in programs:
         a, b = first[p], second[p]
-        lines.append(f"| {p} | " + " | ".join(cell(a.get(c), b.get(c), "effective_cr", ".3f") for c in codecs) + " |")
+        crs = [cell(a.get(c), b.get(c), "effective_cr", ".3f") for c in codecs]
+        lines.append(f"| {program_label(p, a, b)} | " + " | ".join(crs) + " |")
     lines += geomean_rows(first, second, programs, codecs, "effective_cr", memory_bound, 0)
+    if partial:
+        lines += ["", f"Partial requests in {names[1]}: over-fetched bursts / read-modify-write read bursts / lines "
+                  "stored raw instead.", ""]
+        lines += [f"| program | " + " | ".join(codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]
+        for p in programs:
+            a, b = first[p], second[p]
+            lines.append(f"| {program_label(p, a, b)} | " + " | ".join(partial_cell(b.get(c)) for c in codecs) + " |")
     return "\n".join(lines), len(programs)
 
 
@@ -129,12 +169,14 @@ def main(argv=None):
         metavar="U",
         help="a program is memory-bound when its none run in the first set has DRAM utilisation >= U (default 0.4)",
     )
+    parser.add_argument("--by-benchmark", action="store_true", help="match programs by benchmark, whatever their preset")
+    parser.add_argument("--partial", action="store_true", help="add the second set's partial-request costs per run")
     args = parser.parse_args(argv)
     try:
-        first, second = by_program(args.first), by_program(args.second)
+        first, second = (by_program(path, args.by_benchmark) for path in (args.first, args.second))
     except (OSError, ValueError) as e:
         sys.exit(f"compare_results.py: {e}")
-    text, programs = markdown(first, second, args.names, args.memory_bound_util)
+    text, programs = markdown(first, second, args.names, args.memory_bound_util, args.partial)
     if programs == 0:
         sys.exit("compare_results.py: no program has a none run in both sets")
     print(text)

@@ -97,6 +97,29 @@ for row in "| geomean (2 programs) | | | 1.414 / 1.250 | 1.250 / 1.250 (1) | 0.8
     }
 done
 echo "compare_results.py: geometric means over the programs both sets ran, and over the memory-bound ones"
+# Two GPUs: --by-benchmark faces vecadd at `study` with vecadd at `modern`,
+# and --partial lists the second set's partial-request costs per codec run.
+cp -r "$fixtures" "$work/compare-modern"
+sed -i 's/"program": "vecadd"/"program": "vecadd modern"/' "$work/compare-modern"/vecadd-*/run.json
+sed -i 's/"program": "vecadd"/"program": "vecadd study"/' "$work/compare-one"/vecadd-*/run.json
+"$venv/bin/python" - "$work/compare-modern/vecadd-bdi/stats.json" <<'PY'
+import json, sys
+stats = json.load(open(sys.argv[1]))
+stats["total"]["partial"] = {"reads": 9, "compressed_reads": 5, "overfetch_bursts": 1234, "writes": 3, "rmw_reads": 2,
+                             "rmw_read_bursts": 6, "rmw_read_bytes": 192, "raw_fallbacks": 1}
+json.dump(stats, open(sys.argv[1], "w"))
+PY
+compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$work/compare-one" "$work/compare-modern" \
+    --names one two --by-benchmark --partial)
+for row in "| vecadd (study / modern) | 100,000 / 100,000 | 0.51 / 0.51 | 1.250 (1.299) / 1.250 (1.299) | - / - | 0.800 / 0.800 |" \
+    "| vecadd (study / modern) | 1,234 / 6 / 1 | - | - |"; do
+    grep -qxF "$row" <<<"$compared" || {
+        echo "compare_results.py --by-benchmark --partial: no row '$row' in:" >&2
+        echo "$compared" >&2
+        exit 1
+    }
+done
+echo "compare_results.py: --by-benchmark matches presets across sets, --partial lists partial-request costs"
 # The committed side by side of the study on dev and on v3.2.1 (reproduction.md
 # quotes it) is what the script makes of the committed runs.
 side_by_side="$root/benchmarks/results/study-v321/dev-and-v3.2.1.md"

@@ -742,7 +742,7 @@ fn partial_request_costs_are_shown_and_a_codec_slower_than_none_is_named() {
     let header = runs.lines().find(|l| l.starts_with("program ")).unwrap();
     assert!(header.ends_with("overfetch bursts  RMW read bursts  raw fallbacks"), "{runs}");
     let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7")), "{csv}");
+    assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7,0,0,0,0")), "{csv}");
     // Refetches and the fill policy's counters are named where counted.
     let path = root.join("vecadd-fpc/stats.json");
     let mut stats: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
@@ -760,4 +760,6 @@ fn partial_request_costs_are_shown_and_a_codec_slower_than_none_is_named() {
         ),
         "{summary}"
     );
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.ends_with(",100,60,1200,40,300,900,28800,7,50,100,30,12")), "{csv}");
 }

@@ -151,7 +151,8 @@ def test_load_runs_carry_the_partial_request_counters(tmp_path):
     shutil.copytree(RUNS / "vecadd-bdi", run)
     stats = json.loads((run / "stats.json").read_text())
     counters = {"reads": 10, "compressed_reads": 6, "overfetch_bursts": 7, "writes": 4, "rmw_reads": 3,
-                "rmw_read_bursts": 9, "rmw_read_bytes": 288, "raw_fallbacks": 1}
+                "rmw_read_bursts": 9, "rmw_read_bytes": 288, "raw_fallbacks": 1, "refetches": 2,
+                "refetch_bursts": 5, "merged_reads": 11, "filled_sectors": 12}
     stats["total"]["partial"] = counters
     (run / "stats.json").write_text(json.dumps(stats))
     row = memzip.load_runs(run, as_frame=False)[0]

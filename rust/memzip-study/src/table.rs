@@ -219,7 +219,7 @@ fn partial_cell(run: &Run, counter: impl Fn(&PartialCounters) -> u64) -> String 
 pub type PartialCounter = fn(&PartialCounters) -> u64;
 
 /// The partial-request counters of the CSV (and of Python's `load_runs`), by column name.
-pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 8] = [
+pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 12] = [
     ("partial_reads", |p| p.reads),
     ("partial_compressed_reads", |p| p.compressed_reads),
     ("overfetch_bursts", |p| p.overfetch_bursts),
@@ -228,6 +228,10 @@ pub const PARTIAL_COLUMNS: [(&str, PartialCounter); 8] = [
     ("rmw_read_bursts", |p| p.rmw_read_bursts),
     ("rmw_read_bytes", |p| p.rmw_read_bytes),
     ("raw_fallbacks", |p| p.raw_fallbacks),
+    ("refetches", |p| p.refetches),
+    ("refetch_bursts", |p| p.refetch_bursts),
+    ("merged_reads", |p| p.merged_reads),
+    ("filled_sectors", |p| p.filled_sectors),
 ];
 
 /// Whether some run has the memory-wait counters (runs committed before
@@ -746,7 +750,10 @@ mod tests {
             rmw_read_bursts: 9,
             rmw_read_bytes: 288,
             raw_fallbacks: 1,
-            ..PartialCounters::default()
+            refetches: 2,
+            refetch_bursts: 5,
+            merged_reads: 11,
+            filled_sectors: 12,
         };
         let rows = compare(vec![with("none", 1000, free), with("bdi", 1100, paid), run("a", "fpc", 900, 900)]).unwrap();
         let text = render_text(&rows);
@@ -768,12 +775,12 @@ mod tests {
         assert!(
             csv.lines().next().unwrap().ends_with(
                 ",partial_reads,partial_compressed_reads,overfetch_bursts,partial_writes,rmw_reads,rmw_read_bursts,\
-             rmw_read_bytes,raw_fallbacks"
+             rmw_read_bytes,raw_fallbacks,refetches,refetch_bursts,merged_reads,filled_sectors"
             ),
             "{csv}"
         );
-        assert!(csv.lines().nth(2).unwrap().ends_with(",10,6,7,4,3,9,288,1"), "{csv}");
-        assert!(csv.lines().nth(3).unwrap().ends_with(",,,,,,,,"), "{csv}");
+        assert!(csv.lines().nth(2).unwrap().ends_with(",10,6,7,4,3,9,288,1,2,5,11,12"), "{csv}");
+        assert!(csv.lines().nth(3).unwrap().ends_with(",,,,,,,,,,,,"), "{csv}");
     }
 
     #[test]

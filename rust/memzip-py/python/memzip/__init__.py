@@ -222,9 +222,10 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     GPU simulated: ``gtx580``, the papers' and every run's before the choice,
     ``qv100`` or ``rtx3070``), ``partial_reads, partial_compressed_reads,
     overfetch_bursts, partial_writes, rmw_reads, rmw_read_bursts,
-    rmw_read_bytes, raw_fallbacks`` (what a sectored L2's partial requests
-    cost the codec, ``total.partial`` of stats.json; None in stats without
-    them), then energy
+    rmw_read_bytes, raw_fallbacks, refetches, refetch_bursts, merged_reads,
+    filled_sectors`` (what a sectored L2's partial requests cost the codec,
+    and under ``-memzip_partial_reads fill`` what the L2 took whole:
+    ``total.partial`` of stats.json; None in stats without them), then energy
     columns, then ``stored_sizes``: a dict of
     blocks per stored size in bytes at the MAG (write-backs and copies; paper
     002 Fig. 12). Speedup and DRAM traffic are relative to the ``none`` run of
