@@ -176,8 +176,9 @@ pub fn table() -> Vec<Flag> {
         flag(
             "partial_writes",
             PartialWrites::default().name(),
-            "a write of part of a compressed block: rmw (read it, merge, recompress, write) or raw (store the \
-             block raw, metadata marks it)",
+            "a write of part of a block: rmw (a compressed block is read, merged, recompressed, written; a raw \
+             one takes the write as it is), raw (a compressed block is stored raw, metadata marks it) or rmw_all \
+             (as rmw, and a raw block's other units are read to compress it)",
             Slot::Text(|o| &mut o.partial_writes),
         ),
         flag(

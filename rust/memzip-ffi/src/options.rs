@@ -192,7 +192,7 @@ mod tests {
         let raw = with(|o| o.partial_writes = "raw".into());
         assert_eq!(controller_parts(&raw).unwrap().1.partial_writes, PartialWrites::StoreRaw);
         let err = controller_parts(&with(|o| o.partial_writes = "rwm".into())).unwrap_err();
-        assert_eq!(err, "-memzip_partial_writes: invalid value 'rwm': expected one of rmw, raw");
+        assert_eq!(err, "-memzip_partial_writes: invalid value 'rwm': expected one of rmw, raw, rmw_all");
         assert_eq!(controller_parts(&defaults()).unwrap().1.partial_reads, PartialReads::Sector);
         let fill = with(|o| o.partial_reads = "fill".into());
         assert_eq!(controller_parts(&fill).unwrap().1.partial_reads, PartialReads::Fill);

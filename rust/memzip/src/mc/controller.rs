@@ -1577,8 +1577,37 @@ mod tests {
     }
 
     #[test]
-    fn read_modify_write_reads_the_stored_block_and_recompresses_it() {
+    fn read_modify_write_recompresses_compressed_blocks_and_writes_raw_ones_in_place() {
         let mut mc = with_partial_writes(PartialWrites::ReadModifyWrite);
+        mc.write_block(0, &low_half()).unwrap();
+        mc.write_block(256, &low_half()).unwrap();
+        // A compressed block, one sector written: read back, merged, recompressed.
+        let w = mc.write_partial(256, sector(32, 0b0001), &zeros(), None).unwrap();
+        assert_eq!((w.rmw_read_bursts, w.rmw_decompress_cycles, w.compress_cycles), (2, 5, 3));
+        assert_eq!((w.encoding, w.burst_count), (ZEROS, 1));
+        // One that no longer compresses goes back to its home sectors whole and raw.
+        let raw = mc.write_partial(0, sector(32, 0b1000), &random(), None).unwrap();
+        assert_eq!((raw.rmw_read_bursts, raw.encoding, raw.burst_count), (2, UNCOMPRESSED, 4));
+        // A raw block and a never-written one take the write as it is, and stay raw.
+        let again = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap();
+        assert_eq!(
+            (again.rmw_read_bursts, again.compress_cycles, again.encoding, again.burst_count),
+            (0, 0, UNCOMPRESSED, 1)
+        );
+        let fresh = mc.write_partial(512, sector(64, 0b0011), &zeros(), None).unwrap();
+        assert_eq!((fresh.rmw_read_bursts, fresh.encoding, fresh.burst_count), (0, UNCOMPRESSED, 2));
+        let s = mc.stats();
+        assert_eq!((s.partial.writes, s.partial.rmw_reads, s.partial.rmw_read_bursts), (4, 2, 4));
+        assert_eq!(s.partial.raw_fallbacks, 1);
+        assert_eq!(s.writes.blocks, 2 + 2, "the two compressed blocks rebuilt are compressed");
+        assert_eq!(mc.read_partial(0, sector(32, 0)).encoding, UNCOMPRESSED, "raw until a whole-block write");
+        mc.write_block(0, &zeros()).unwrap();
+        assert_eq!(mc.read_partial(0, sector(32, 0)).encoding, ZEROS);
+    }
+
+    #[test]
+    fn read_modify_write_all_also_rebuilds_raw_blocks() {
+        let mut mc = with_partial_writes(PartialWrites::ReadModifyWriteAll);
         mc.write_block(0, &low_half()).unwrap();
         // One sector written: the block no longer compresses.
         let w = mc.write_partial(0, sector(32, 0b1000), &random(), None).unwrap();
@@ -1618,7 +1647,10 @@ mod tests {
     fn partial_writes_are_verified_like_whole_ones() {
         let mut codec = ZeroCodec::new();
         codec.lie = true;
-        let mut mc = controller_with(codec, McOptions { verify: true, ..Default::default() });
+        // rmw_all compresses a never-written block on its first partial write.
+        let options =
+            McOptions { verify: true, partial_writes: PartialWrites::ReadModifyWriteAll, ..Default::default() };
+        let mut mc = controller_with(codec, options);
         let err = mc.write_partial(0, sector(32, 0b0001), &zeros(), None).unwrap_err();
         assert!(matches!(err, McError::VerifyFailed { .. }), "{err}");
         assert_eq!(mc.stats().verify.failures, 1);

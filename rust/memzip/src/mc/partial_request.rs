@@ -5,27 +5,33 @@
 //! [`write_partial`](super::MemoryController::write_partial)
 //! (`mc/controller/partial.rs`).
 
-/// What a write of part of a block does to a block stored compressed
-/// (`-memzip_partial_writes`).
+/// What a write of part of a block does (`-memzip_partial_writes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PartialWrites {
-    /// Read what DRAM holds of the block, merge, recompress the whole block
-    /// and write it (`rmw`).
+    /// A compressed block is read back, merged, recompressed whole and
+    /// written (`rmw`); a raw or never-written block takes the write as it
+    /// is and stays raw until a whole-block write compresses it, as an L2
+    /// that compresses only complete lines leaves a partly written one.
     #[default]
     ReadModifyWrite,
     /// Store the block raw: a raw block takes the write as it is, a
     /// compressed one is read and rewritten whole and raw (`raw`).
     StoreRaw,
+    /// Rebuild every partly written block to compress it (`rmw_all`): a
+    /// compressed block as under `rmw`, and of a raw or never-written block
+    /// the units the write does not cover whole are read first.
+    ReadModifyWriteAll,
 }
 
 impl PartialWrites {
     /// The flag's values, in the order of [`PartialWrites::name`].
-    pub const NAMES: [&'static str; 2] = ["rmw", "raw"];
+    pub const NAMES: [&'static str; 3] = ["rmw", "raw", "rmw_all"];
 
     pub fn name(self) -> &'static str {
         match self {
             PartialWrites::ReadModifyWrite => "rmw",
             PartialWrites::StoreRaw => "raw",
+            PartialWrites::ReadModifyWriteAll => "rmw_all",
         }
     }
 
@@ -33,6 +39,7 @@ impl PartialWrites {
         match name {
             "rmw" => Some(PartialWrites::ReadModifyWrite),
             "raw" => Some(PartialWrites::StoreRaw),
+            "rmw_all" => Some(PartialWrites::ReadModifyWriteAll),
             _ => None,
         }
     }

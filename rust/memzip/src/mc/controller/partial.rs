@@ -33,16 +33,22 @@
 //!   metadata lookup, no decompression of its own) and its reply leaves
 //!   with the fetch's.
 //! - **Write** (`-memzip_partial_writes`, [`PartialWrites`]):
-//!   - `rmw` (default): the block is rebuilt and recompressed whole. What
-//!     DRAM holds of it is read first (a compressed block: its stored bursts,
-//!     then decompressed; a raw block: the units the write does not cover
-//!     whole), then the whole block is compressed and written. If it stays
-//!     raw and was raw, only the bursts of the write go out (the rest is
-//!     already in place).
+//!   - `rmw` (default): a compressed block is read back (its stored
+//!     bursts), decompressed, merged with the write, recompressed whole and
+//!     written. A raw or never-written block takes the write's bursts as
+//!     they are (no read) and stays raw until a whole-block write-back
+//!     compresses it: the question a partial write-back asks is what
+//!     becomes of a *compressed* line (issue 50), and an L2 that compresses
+//!     only complete lines writes a partly dirty raw line in place.
 //!   - `raw`: never recompress on a partial write. A raw block takes the
 //!     write's bursts as they are (no read); a compressed block is read,
 //!     decompressed and written back whole and raw, and its metadata marks
 //!     it raw (a raw fallback) until a whole-block write-back compresses it.
+//!   - `rmw_all`: as `rmw`, and a raw or never-written block is rebuilt
+//!     too, to compress it: the units the write does not cover whole are
+//!     read first, then the whole block is compressed and written; if it
+//!     stays raw, only the bursts of the write go out (the rest is already
+//!     in place), so the read was spent for nothing.
 //!
 //! The read of a read-modify-write is modelled as extra bursts of the same
 //! DRAM request (as metadata fills are): the block lies in one DRAM row in
@@ -184,13 +190,13 @@ impl MemoryController {
                 read_bursts: old.burst_count as usize,
                 old_encoding: Some(old.encoding),
                 decompress_cycles: self.decompress_cycles(old.encoding),
-                recompress: policy == PartialWrites::ReadModifyWrite,
+                recompress: policy != PartialWrites::StoreRaw,
             },
-            (None, PartialWrites::ReadModifyWrite) => {
+            (None, PartialWrites::ReadModifyWriteAll) => {
                 let whole = (0..g.block_bursts()).filter(|i| request.whole_units >> i & 1 == 1).count();
                 WritePlan { read_bursts: g.block_bursts() - whole, recompress: true, ..WritePlan::none() }
             }
-            (None, PartialWrites::StoreRaw) => WritePlan::none(),
+            (None, PartialWrites::ReadModifyWrite | PartialWrites::StoreRaw) => WritePlan::none(),
         }
     }
 
