@@ -86,16 +86,22 @@ for set in one two; do
 done
 sed -i 's/gpu_tot_sim_cycle = 80000/gpu_tot_sim_cycle = 31250/' "$work/compare-one/bfs-bdi/sim.log"
 sed -i 's/gpu_tot_sim_cycle = 80000/gpu_tot_sim_cycle = 40000/' "$work/compare-two/bfs-bdi/sim.log"
+# expect_rows TEXT ROW...: each ROW is a whole line of compare_results.py's TEXT.
+expect_rows() {
+    local text=$1 row
+    shift
+    for row in "$@"; do
+        grep -qxF "$row" <<<"$text" || {
+            echo "compare_results.py: no row '$row' in:" >&2
+            echo "$text" >&2
+            exit 1
+        }
+    done
+}
 compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$work/compare-one" "$work/compare-two" --names one two)
 # Columns: bdi, mag_bdi, fpc (the order set one's programs show them).
-for row in "| geomean (2 programs) | | | 1.414 / 1.250 | 1.250 / 1.250 (1) | 0.800 / 0.800 (1) |" \
-    "| geomean, memory-bound (1 program) | | | 1.250 / 1.250 | - / - | 0.800 / 0.800 |"; do
-    grep -qxF "$row" <<<"$compared" || {
-        echo "compare_results.py: no row '$row' in:" >&2
-        echo "$compared" >&2
-        exit 1
-    }
-done
+expect_rows "$compared" "| geomean (2 programs) | | | 1.414 / 1.250 | 1.250 / 1.250 (1) | 0.800 / 0.800 (1) |" \
+    "| geomean, memory-bound (1 program) | | | 1.250 / 1.250 | - / - | 0.800 / 0.800 |"
 echo "compare_results.py: geometric means over the programs both sets ran, and over the memory-bound ones"
 # Two GPUs: --by-benchmark faces vecadd at `study` with vecadd at `modern`,
 # and --partial lists the second set's partial-request costs per codec run.
@@ -111,14 +117,9 @@ json.dump(stats, open(sys.argv[1], "w"))
 PY
 compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$work/compare-one" "$work/compare-modern" \
     --names one two --by-benchmark --partial)
-for row in "| vecadd (study / modern) | 100,000 / 100,000 | 0.51 / 0.51 | 1.250 (1.299) / 1.250 (1.299) | - / - | 0.800 / 0.800 |" \
-    "| vecadd (study / modern) | 1,234 / 6 / 1 | - | - |"; do
-    grep -qxF "$row" <<<"$compared" || {
-        echo "compare_results.py --by-benchmark --partial: no row '$row' in:" >&2
-        echo "$compared" >&2
-        exit 1
-    }
-done
+expect_rows "$compared" \
+    "| vecadd (study / modern) | 100,000 / 100,000 | 0.51 / 0.51 | 1.250 (1.299) / 1.250 (1.299) | - / - | 0.800 / 0.800 |" \
+    "| vecadd (study / modern) | 1,234 / 6 / 1 | - | - |"
 echo "compare_results.py: --by-benchmark matches presets across sets, --partial lists partial-request costs"
 # The committed side by side of the study on dev and on v3.2.1 (reproduction.md
 # quotes it) is what the script makes of the committed runs.
