@@ -129,6 +129,7 @@ def markdown(first, second, names, memory_bound_util, partial=False):
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
     codecs = codecs_of(first, second, programs)
     memory_bound = memory_bound_of(first, programs, memory_bound_util)
+    labels = {p: program_label(p, first[p], second[p]) for p in programs}
     pair = " / ".join(names)
     lines = [
         f"| program | none cycles ({pair}) | DRAM utilisation | " + " | ".join(f"{c} speedup" for c in codecs) + " |",
@@ -139,21 +140,19 @@ def markdown(first, second, names, memory_bound_util, partial=False):
         cycles = " / ".join(f"{t['none']['cycles']:,}" for t in (a, b))
         speedups = [speedup_cell(a.get(c), b.get(c)) for c in codecs]
         utilization = cell(a["none"], b["none"], "dram_utilization", ".2f")
-        lines.append(f"| {program_label(p, a, b)} | {cycles} | {utilization} | " + " | ".join(speedups) + " |")
+        lines.append(f"| {labels[p]} | {cycles} | {utilization} | " + " | ".join(speedups) + " |")
     lines += geomean_rows(first, second, programs, codecs, "speedup", memory_bound, 2)
     lines += ["", f"| program | " + " | ".join(f"{c} effective CR ({pair})" for c in codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]
     for p in programs:
-        a, b = first[p], second[p]
-        crs = [cell(a.get(c), b.get(c), "effective_cr", ".3f") for c in codecs]
-        lines.append(f"| {program_label(p, a, b)} | " + " | ".join(crs) + " |")
+        crs = [cell(first[p].get(c), second[p].get(c), "effective_cr", ".3f") for c in codecs]
+        lines.append(f"| {labels[p]} | " + " | ".join(crs) + " |")
     lines += geomean_rows(first, second, programs, codecs, "effective_cr", memory_bound, 0)
     if partial:
         lines += ["", f"Partial requests in {names[1]}: over-fetched bursts / read-modify-write read bursts / lines "
                   "stored raw instead.", ""]
         lines += [f"| program | " + " | ".join(codecs) + " |", "| --- " * (1 + len(codecs)) + "|"]
         for p in programs:
-            a, b = first[p], second[p]
-            lines.append(f"| {program_label(p, a, b)} | " + " | ".join(partial_cell(b.get(c)) for c in codecs) + " |")
+            lines.append(f"| {labels[p]} | " + " | ".join(partial_cell(second[p].get(c)) for c in codecs) + " |")
     return "\n".join(lines), len(programs)
 
 

@@ -24,10 +24,12 @@ pub enum PartialWrites {
 }
 
 impl PartialWrites {
-    /// The flag's values, in the order of [`PartialWrites::name`].
-    pub const NAMES: [&'static str; 3] = ["rmw", "raw", "rmw_all"];
+    /// Every policy, in the order of the flag's values.
+    pub const ALL: [Self; 3] = [Self::ReadModifyWrite, Self::StoreRaw, Self::ReadModifyWriteAll];
+    /// The flag's values, in the order of [`PartialWrites::ALL`].
+    pub const NAMES: [&'static str; 3] = [Self::ALL[0].name(), Self::ALL[1].name(), Self::ALL[2].name()];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             PartialWrites::ReadModifyWrite => "rmw",
             PartialWrites::StoreRaw => "raw",
@@ -36,12 +38,7 @@ impl PartialWrites {
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "rmw" => Some(PartialWrites::ReadModifyWrite),
-            "raw" => Some(PartialWrites::StoreRaw),
-            "rmw_all" => Some(PartialWrites::ReadModifyWriteAll),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|policy| policy.name() == name)
     }
 }
 
@@ -65,10 +62,12 @@ pub enum PartialReads {
 }
 
 impl PartialReads {
-    /// The flag's values, in the order of [`PartialReads::name`].
-    pub const NAMES: [&'static str; 2] = ["sector", "fill"];
+    /// Every policy, in the order of the flag's values.
+    pub const ALL: [Self; 2] = [Self::Sector, Self::Fill];
+    /// The flag's values, in the order of [`PartialReads::ALL`].
+    pub const NAMES: [&'static str; 2] = [Self::ALL[0].name(), Self::ALL[1].name()];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             PartialReads::Sector => "sector",
             PartialReads::Fill => "fill",
@@ -76,11 +75,7 @@ impl PartialReads {
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "sector" => Some(PartialReads::Sector),
-            "fill" => Some(PartialReads::Fill),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|policy| policy.name() == name)
     }
 }
 
