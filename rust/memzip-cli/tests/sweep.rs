@@ -717,7 +717,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
 }
 
 #[test]
-fn runs_made_before_every_request_met_memzip_or_with_unlimited_compressors_are_no_source() {
+fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimited_compressors_are_no_source() {
     let dir = common::temp_dir("sweep-reuse-model");
     let count = dir.join("count");
     let runners = Runners {
@@ -739,10 +739,28 @@ fn runs_made_before_every_request_met_memzip_or_with_unlimited_compressors_are_n
     for run in [&gtx580, &qv100] {
         fs::write(run.join("stats.json"), r#"{"total": {"dram_bursts": 10}}"#).unwrap();
     }
+    // Nor the partial-read counters: made before the channel-key fix, which
+    // changes dev's codec runs on every GPU.
+    assert!(recorded_runs(std::slice::from_ref(&study)).unwrap().is_empty());
+    let current = r#"{"total": {"dram_bursts": 10, "partial": {"filled_sectors": 0}}}"#;
+    fs::write(gtx580.join("stats.json"), current).unwrap();
     let sources = recorded_runs(std::slice::from_ref(&study)).unwrap();
     let ids: Vec<_> = sources.iter().map(|(_, r)| r.id.as_str()).collect();
-    assert_eq!(ids, ["rodinia-bfs-tiny-mag_bdi"], "dev's GTX580 runs stand (no request of theirs was partial)");
-    fs::write(qv100.join("stats.json"), r#"{"total": {"dram_bursts": 10, "requests": {"read/32": 4}}}"#).unwrap();
+    assert_eq!(
+        ids,
+        ["rodinia-bfs-tiny-mag_bdi"],
+        "dev's GTX580 runs need no request counts (none of theirs was partial)"
+    );
+    fs::write(qv100.join("stats.json"), current).unwrap();
+    assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 1, "the QV100's do");
+    let counted = r#"{"total": {"dram_bursts": 10, "requests": {"read/32": 4}, "partial": {"filled_sectors": 0}}}"#;
+    fs::write(qv100.join("stats.json"), counted).unwrap();
+    assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
+    // A none run reads no metadata: the channel key did not change it.
+    let mut none = RunRecord::read(&gtx580).unwrap().unwrap();
+    none.codec = "none".into();
+    none.write(&gtx580).unwrap();
+    fs::write(gtx580.join("stats.json"), r#"{"total": {"dram_bursts": 10}}"#).unwrap();
     assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
 
     // An MGPUSim run without the platform in run.json had unlimited compressors.
