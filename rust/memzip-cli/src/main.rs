@@ -233,6 +233,15 @@ struct SweepArgs {
     /// program, GPU; tab-separated).
     #[arg(long)]
     dry_run: bool,
+    /// Only estimate the CPU time of the runs not done in --out: each at the
+    /// CPU seconds of the `none` run of its program, input, GPU and simulator
+    /// found in --out or an --estimate-from directory (one line per run, then
+    /// the total); runs nothing.
+    #[arg(long, conflicts_with_all = ["dry_run", "slurm", "adopt"])]
+    estimate: bool,
+    /// A results directory whose `none` runs --estimate may use (repeatable).
+    #[arg(long, value_name = "DIR", requires = "estimate")]
+    estimate_from: Vec<PathBuf>,
     /// Submit the missing runs as one Slurm job array (sbatch) instead of
     /// running them here; then wait for it and collect the results.
     #[arg(long)]
@@ -492,6 +501,10 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         }
         return Ok(());
     }
+    if args.estimate {
+        print_estimate(&sweep::estimate(&runs, &args.out, &args.estimate_from)?, args.jobs);
+        return Ok(());
+    }
     let runners = if args.runner.is_empty() {
         // The simulator's runners: what they would reject, reject before launching.
         sweep::validate(&runs, &repo)?;
@@ -543,6 +556,30 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
             args.out.display()
         ))
     }
+}
+
+/// `memzip sweep --estimate`: a line per pending run (id, codec, estimated
+/// CPU seconds, the `none` run it comes from), then the total.
+fn print_estimate(estimate: &sweep::Estimate, jobs: usize) {
+    for run in &estimate.runs {
+        match &run.basis {
+            Some((seconds, from)) => println!("{}\t{}\t{seconds:.0}\t{from}", run.id, run.codec),
+            None => println!("{}\t{}\t?\tno none run of it", run.id, run.codec),
+        }
+    }
+    let seconds = estimate.cpu_seconds();
+    let known = estimate.runs.len() - estimate.unknown().len();
+    println!(
+        "{} runs to go ({} done): {known} estimated at {seconds:.0} CPU-s ({:.1} CPU-hours; {:.1} hours at -j {jobs}){}",
+        estimate.runs.len(),
+        estimate.done,
+        seconds / 3600.0,
+        seconds / 3600.0 / jobs.max(1) as f64,
+        match estimate.unknown().len() {
+            0 => String::new(),
+            n => format!("; {n} without a none run to estimate them by"),
+        }
+    );
 }
 
 /// One run of the grid, by id: what a Slurm array task executes.

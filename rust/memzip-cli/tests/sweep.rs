@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use memzip_study::gpu::Gpu;
 use memzip_study::run::{RunRecord, TIMING_MODEL};
-use memzip_study::sweep::{adopt, expand, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target};
+use memzip_study::sweep::{
+    adopt, estimate, expand, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target,
+};
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
 /// sleeping $SLEEP seconds, counts its calls in $COUNT, fails for codec "bad";
@@ -771,6 +773,58 @@ fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimite
     assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 1);
     fs::write(qv100.join("run.json"), r#"{"codec": "mag_bdi", "platform": {"buffer_bytes": 4096}}"#).unwrap();
     assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
+}
+
+#[test]
+fn an_estimate_prices_each_pending_run_at_its_programs_none_run() {
+    let dir = common::temp_dir("sweep-estimate");
+    let runners = Runners {
+        program: vec!["false".into()],
+        benchmark: bash_recording("COUNT", &dir.join("count"), &write_runner(&dir)),
+        timeout: None,
+    };
+    let spec = dir.join("spec.json");
+    fs::write(
+        &spec,
+        r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none", "mag_bdi", "bpc"], "gpus": ["gtx580", "qv100"]},
+                     {"benchmark": "rodinia/bfs", "name": "rodinia-bfs.fill", "codecs": ["mag_bdi"], "gpus": ["qv100"]}]}"#,
+    )
+    .unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    // Done in the grid's own directory: the GTX580's none and mag_bdi runs.
+    let out = dir.join("out");
+    let gtx580_done: Vec<PlannedRun> =
+        runs.iter().filter(|r| r.gpu == Gpu::Gtx580 && r.codec != "bpc").cloned().collect();
+    sweep(&gtx580_done, &out, &runners, 1).unwrap();
+    fs::write(out.join("rodinia-bfs-tiny-none/run.json"), r#"{"codec": "none", "cpu_seconds": 100.0}"#).unwrap();
+    let before = estimate(&runs, &out, &[]).unwrap();
+    assert_eq!(before.done, 2);
+    let priced: Vec<(&str, Option<f64>)> =
+        before.runs.iter().map(|r| (r.id.as_str(), r.basis.as_ref().map(|(s, _)| *s))).collect();
+    assert_eq!(
+        priced,
+        [
+            ("rodinia-bfs-tiny-bpc", Some(100.0)),
+            ("rodinia-bfs-tiny-qv100-none", None),
+            ("rodinia-bfs-tiny-qv100-mag_bdi", None),
+            ("rodinia-bfs-tiny-qv100-bpc", None),
+            ("rodinia-bfs.fill-tiny-qv100-mag_bdi", None),
+        ],
+        "another GPU's none run is not this one's"
+    );
+    assert_eq!(before.runs[0].basis.as_ref().unwrap().1, "out/rodinia-bfs-tiny-none");
+    assert_eq!((before.cpu_seconds(), before.unknown().len()), (100.0, 4));
+    // The QV100's none run in another results directory prices its codec runs,
+    // the `.fill` variant's too; its own none run is then done elsewhere, not here.
+    let qv100_dir = dir.join("qv100-none");
+    let qv100_none: Vec<PlannedRun> =
+        runs.iter().filter(|r| r.gpu == Gpu::Qv100 && r.codec == "none").cloned().collect();
+    sweep(&qv100_none, &qv100_dir, &runners, 1).unwrap();
+    fs::write(qv100_dir.join("rodinia-bfs-tiny-qv100-none/run.json"), r#"{"codec": "none", "cpu_seconds": 300.5}"#)
+        .unwrap();
+    let after = estimate(&runs, &out, &[qv100_dir]).unwrap();
+    assert_eq!(after.unknown(), Vec::<&str>::new());
+    assert_eq!(after.cpu_seconds(), 100.0 + 4.0 * 300.5);
 }
 
 #[test]

@@ -38,6 +38,7 @@
 //! never ends, as lonestar/mst's zero-block launch on v3.2.1, would hold its
 //! worker forever): the run fails with that reason and the sweep goes on.
 
+mod estimate;
 mod exec;
 mod grid;
 mod guard;
@@ -46,6 +47,7 @@ mod results;
 mod reuse;
 pub mod slurm;
 
+pub use estimate::{estimate, Estimate, RunEstimate};
 pub use exec::{run_one, sweep, sweep_reporting, Outcome, Progress, Runners, StderrLines};
 pub use grid::{expand, load_spec, validate, Entry, PlannedRun, Spec, Target};
 pub use guard::{parse_timeout, GUARD};
