@@ -18,8 +18,10 @@ A cell is `A / B`; `-` where a set has no such run. Each table ends with
 two geometric-mean rows per codec, over the programs with that codec's run
 in both sets (so both sides average the same programs; a count in brackets
 where that is fewer than the table's programs): all of them, and the
-memory-bound ones, by the first set's `none` run as `memzip report` decides
-(DRAM bandwidth utilisation at least `--memory-bound-util`, 0.40 as there).
+ones memory-bound in both sets, each set's class as `memzip report` decides
+it (memzip.load_runs' `memory_bound`: the benchmark manifest's `BOUND`, or
+`BOUND_<GPU>` on another GPU; a program without a manifest by its own
+`none` run).
 
 Two GPUs (issue 50, reproduction.md's "From Fermi to Volta"):
 
@@ -102,16 +104,16 @@ def geomean_cell(pairs, key, programs):
 def geomean_rows(first, second, programs, codecs, key, memory_bound, lead_columns):
     """The two geometric-mean rows of one table: every program, then the memory-bound ones."""
     rows = []
-    for label, subset in (("geomean", programs), ("geomean, memory-bound", memory_bound)):
+    for label, subset in (("geomean", programs), ("geomean, memory-bound in both", memory_bound)):
         cells = [geomean_cell([(first[p].get(c), second[p].get(c)) for p in subset], key, len(subset)) for c in codecs]
         label = f"{label} ({len(subset)} program{'' if len(subset) == 1 else 's'})"
         rows.append(f"| {label} |" + " |" * lead_columns + " " + " | ".join(cells) + " |")
     return rows
 
 
-def memory_bound_of(first, programs, utilization):
-    """The programs whose `none` run in the first set keeps DRAM busy in at least `utilization` of its cycles."""
-    return [p for p in programs if (first[p]["none"].get("dram_utilization") or 0.0) >= utilization]
+def memory_bound_of(first, second, programs):
+    """The programs memory-bound in both sets (each `none` run's `memory_bound`, the reports' class)."""
+    return [p for p in programs if all(t[p]["none"].get("memory_bound") for t in (first, second))]
 
 
 def codecs_of(first, second, programs):
@@ -125,10 +127,10 @@ def codecs_of(first, second, programs):
     return order
 
 
-def markdown(first, second, names, memory_bound_util, partial=False):
+def markdown(first, second, names, partial=False):
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
     codecs = codecs_of(first, second, programs)
-    memory_bound = memory_bound_of(first, programs, memory_bound_util)
+    memory_bound = memory_bound_of(first, second, programs)
     labels = {p: program_label(p, first[p], second[p]) for p in programs}
     pair = " / ".join(names)
     lines = [
@@ -161,13 +163,6 @@ def main(argv=None):
     parser.add_argument("first", help="results of the first set (run directory or a directory of them)")
     parser.add_argument("second", help="results of the second set")
     parser.add_argument("--names", nargs=2, default=["A", "B"], metavar=("FIRST", "SECOND"), help="column labels")
-    parser.add_argument(
-        "--memory-bound-util",
-        type=float,
-        default=0.4,
-        metavar="U",
-        help="a program is memory-bound when its none run in the first set has DRAM utilisation >= U (default 0.4)",
-    )
     parser.add_argument("--by-benchmark", action="store_true", help="match programs by benchmark, whatever their preset")
     parser.add_argument("--partial", action="store_true", help="add the second set's partial-request costs per run")
     args = parser.parse_args(argv)
@@ -175,7 +170,7 @@ def main(argv=None):
         first, second = (by_program(path, args.by_benchmark) for path in (args.first, args.second))
     except (OSError, ValueError) as e:
         sys.exit(f"compare_results.py: {e}")
-    text, programs = markdown(first, second, args.names, args.memory_bound_util, args.partial)
+    text, programs = markdown(first, second, args.names, args.partial)
     if programs == 0:
         sys.exit("compare_results.py: no program has a none run in both sets")
     print(text)

@@ -101,8 +101,8 @@ expect_rows() {
 compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$work/compare-one" "$work/compare-two" --names one two)
 # Columns: bdi, mag_bdi, fpc (the order set one's programs show them).
 expect_rows "$compared" "| geomean (2 programs) | | | 1.414 / 1.250 | 1.250 / 1.250 (1) | 0.800 / 0.800 (1) |" \
-    "| geomean, memory-bound (1 program) | | | 1.250 / 1.250 | - / - | 0.800 / 0.800 |"
-echo "compare_results.py: geometric means over the programs both sets ran, and over the memory-bound ones"
+    "| geomean, memory-bound in both (1 program) | | | 1.250 / 1.250 | - / - | 0.800 / 0.800 |"
+echo "compare_results.py: geometric means over the programs both sets ran, and over those memory-bound in both"
 # Two GPUs: --by-benchmark faces vecadd at `study` with vecadd at `modern`,
 # and --partial lists the second set's partial-request costs per codec run.
 cp -r "$fixtures" "$work/compare-modern"

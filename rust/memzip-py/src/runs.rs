@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use memzip_study::manifest::{find_repo, repo_root};
 use memzip_study::run::RunError;
 use memzip_study::{report, table};
 use pyo3::prelude::*;
@@ -36,7 +37,7 @@ fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
 }
 
 /// One dict per run: the columns of ``memzip table --csv`` plus
-/// ``stats_codec``, ``bound``, ``saturated_share``, ``simulator``, ``gpu``, the
+/// ``stats_codec``, ``memory_bound``, ``saturated_share``, ``simulator``, ``gpu``, the
 /// partial-request counters (None in stats without them) and ``stored_sizes``; speedup, its bounds and DRAM traffic relative to the
 /// ``none`` run of the same program on the same GPU.
 #[pyfunction]
@@ -47,8 +48,14 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
             dirs.extend(run_dirs(path)?);
         }
         let rows = table::load_rows(&dirs).map_err(run_failure)?;
+        // The checkout whose manifests class the benchmarks: the one the
+        // results are in (a committed results directory), else MEMZIP_ROOT's.
+        let repo = dirs.first().and_then(|d| find_repo(&std::path::absolute(d).unwrap_or_default()));
+        let repo = repo.or_else(|| repo_root().ok());
+        let memory_bound = report::memory_bound_rows(&rows, repo.as_deref());
         rows.iter()
-            .map(|row| {
+            .zip(memory_bound)
+            .map(|(row, memory_bound)| {
                 let run = &row.run;
                 let dict = PyDict::new(py);
                 dict.set_item("program", &run.program)?;
@@ -68,6 +75,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                 dict.set_item("reply_latency_cycles", run.memory_wait.reply_latency_cycles)?;
                 dict.set_item("reply_stalls", run.memory_wait.reply_stalls)?;
                 dict.set_item("saturated_share", run.saturated_share())?;
+                dict.set_item("memory_bound", memory_bound)?;
                 dict.set_item("dram_bytes", run.dram_bytes)?;
                 dict.set_item("medium", run.medium.name())?;
                 dict.set_item("dram_percent_of_none", row.dram_percent_of_none)?;

@@ -146,6 +146,31 @@ def test_load_runs_carry_the_gpu_and_compare_within_it(tmp_path):
         memzip.load_runs(none)
 
 
+def test_load_runs_class_programs_memory_bound_as_the_reports_do(tmp_path, monkeypatch):
+    # The manifests of the checkout (MEMZIP_ROOT) class the benchmarks; a
+    # program without one is classed by its own none run (the fixture's
+    # vecadd keeps the bus busy in less than 0.40 of DRAM cycles).
+    monkeypatch.setenv("MEMZIP_ROOT", str(REPO))
+    dirs = []
+    for program, gpu in (("parboil/lbm study", "qv100"), ("rodinia/hotspot study", "gtx580"),
+                         ("rodinia/pathfinder study", "gtx580"), ("rodinia/pathfinder study", "qv100")):
+        run = tmp_path / f"{program.split()[0].replace('/', '-')}-{gpu}-none"
+        shutil.copytree(RUNS / "vecadd-none", run)
+        record = json.loads((run / "run.json").read_text())
+        record.update(program=program, gpu=gpu)
+        (run / "run.json").write_text(json.dumps(record))
+        dirs.append(run)
+    rows = memzip.load_runs(dirs + [RUNS / "vecadd-none"], as_frame=False)
+    classes = {(r["program"], r["gpu"]): r["memory_bound"] for r in rows}
+    assert classes == {
+        ("parboil/lbm study", "qv100"): True,  # BOUND_QV100="memory 0.70"
+        ("rodinia/hotspot study", "gtx580"): False,  # BOUND="compute 0.11"
+        ("rodinia/pathfinder study", "gtx580"): False,  # compute on the GTX580,
+        ("rodinia/pathfinder study", "qv100"): True,  # memory-bound on the QV100
+        ("vecadd", "gtx580"): rows[-1]["dram_utilization"] >= 0.4,
+    }
+
+
 def test_load_runs_carry_the_partial_request_counters(tmp_path):
     run = tmp_path / "vecadd-bdi"
     shutil.copytree(RUNS / "vecadd-bdi", run)

@@ -214,7 +214,11 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     the mean latency of a reply back to the cores through the interconnect
     and the cycles replies waited to enter it; None when the run did not
     record them), ``saturated_share`` (the share
-    of DRAM cycles in kernels that saturate the bus), ``dram_bytes,
+    of DRAM cycles in kernels that saturate the bus), ``memory_bound`` (the
+    program memory-bound on the run's GPU as ``memzip report`` classes it:
+    its benchmark manifest's ``BOUND`` or ``BOUND_<GPU>`` in the checkout the
+    results are in, else ``MEMZIP_ROOT``'s; a program without one by its own
+    ``none`` run; None when neither says), ``dram_bytes,
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
     timing_model, simulator, simulator_sources`` (the hash of the sources the run's

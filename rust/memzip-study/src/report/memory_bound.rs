@@ -81,6 +81,26 @@ fn class_of(rows: &[Row], program: &str, options: &ReportOptions) -> Option<Boun
     Some(BoundClass { memory: average? >= line_on(gpu, options), measured })
 }
 
+/// Whether each row's program is memory-bound on the row's GPU by the
+/// reports' rule (its manifest's `BOUND` or `BOUND_<GPU>` in `repo`, else its
+/// `none` run on that GPU against the GTX580's 0.40 scaled to that GPU's bus);
+/// `None` when neither says (no manifest and no `none` run with a
+/// utilisation). What `memzip.load_runs` gives as `memory_bound`, so that a
+/// script's geometric means use the reports' one set.
+pub fn memory_bound_rows(rows: &[Row], repo: Option<&Path>) -> Vec<Option<bool>> {
+    let options = ReportOptions { repo: repo.map(Path::to_path_buf), ..ReportOptions::default() };
+    rows.iter()
+        .map(|row| {
+            let (program, gpu) = (program_of(row), row.run.gpu);
+            if let Some(bound) = manifest_bound(repo, program, gpu) {
+                return Some(bound == "memory");
+            }
+            let none = rows.iter().find(|r| r.run.is_baseline() && r.run.gpu == gpu && program_of(r) == program)?;
+            Some(none.run.dram_utilization? >= line_on(gpu, &options))
+        })
+        .collect()
+}
+
 /// The section: the rule, the classes with this report's measurements, the
 /// memory-bound benchmarks the report lacks, and the geometric means of the
 /// memory-bound programs and of the others apart.

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 pub use chart::{BarChart, Series};
 pub use mean::geomean;
+pub use memory_bound::memory_bound_rows;
 
 use crate::run::{is_finished_run, RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};
