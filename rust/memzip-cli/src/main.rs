@@ -502,7 +502,7 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
         return Ok(());
     }
     if args.estimate {
-        print_estimate(&sweep::estimate(&runs, &args.out, &args.estimate_from)?, args.jobs);
+        print!("{}", sweep::estimate(&runs, &args.out, &args.estimate_from)?.with_jobs(args.jobs));
         return Ok(());
     }
     let runners = if args.runner.is_empty() {
@@ -515,7 +515,7 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
     }
     .with_timeout(args.timeout);
     if let Some(id) = &args.only_run {
-        return run_only(&runs, id, &args.out, &runners);
+        return sweep::run_only(&runs, id, &args.out, &runners);
     }
     if args.adopt {
         let written = sweep::adopt(&runs, &args.out)?;
@@ -555,50 +555,6 @@ fn run_sweep(args: SweepArgs) -> Result<(), String> {
             outcome.failed.len(),
             args.out.display()
         ))
-    }
-}
-
-/// `memzip sweep --estimate`: a line per pending run (id, codec, estimated
-/// CPU seconds, the `none` run it comes from), then the total.
-fn print_estimate(estimate: &sweep::Estimate, jobs: usize) {
-    for run in &estimate.runs {
-        match &run.basis {
-            Some((seconds, from)) => println!("{}\t{}\t{seconds:.0}\t{from}", run.id, run.codec),
-            None => println!("{}\t{}\t?\tno none run of it", run.id, run.codec),
-        }
-    }
-    let seconds = estimate.cpu_seconds();
-    let known = estimate.runs.len() - estimate.unknown().len();
-    println!(
-        "{} runs to go ({} done): {known} estimated at {seconds:.0} CPU-s ({:.1} CPU-hours; {:.1} hours at -j {jobs}){}",
-        estimate.runs.len(),
-        estimate.done,
-        seconds / 3600.0,
-        seconds / 3600.0 / jobs.max(1) as f64,
-        match estimate.unknown().len() {
-            0 => String::new(),
-            n => format!("; {n} without a none run to estimate them by"),
-        }
-    );
-}
-
-/// One run of the grid, by id: what a Slurm array task executes.
-fn run_only(
-    runs: &[sweep::PlannedRun],
-    id: &str,
-    out: &std::path::Path,
-    runners: &sweep::Runners,
-) -> Result<(), String> {
-    let run = runs.iter().find(|r| r.id == id).ok_or_else(|| format!("--only-run {id}: no such run in the spec"))?;
-    if sweep::has_result(out, id) {
-        eprintln!("memzip sweep: {id} is already done");
-        return Ok(());
-    }
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    if sweep::run_one(runners, run, out)? {
-        Ok(())
-    } else {
-        Err(format!("run {id} failed; see {}/{id}.failed/", out.display()))
     }
 }
 

@@ -52,7 +52,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
         // results are in (a committed results directory), else MEMZIP_ROOT's.
         let repo = dirs.first().and_then(|d| find_repo(&std::path::absolute(d).unwrap_or_default()));
         let repo = repo.or_else(|| repo_root().ok());
-        let memory_bound = report::memory_bound_rows(&rows, repo.as_deref());
+        let memory_bound = report::memory_bound::memory_bound_rows(&rows, repo.as_deref());
         rows.iter()
             .zip(memory_bound)
             .map(|(row, memory_bound)| {

@@ -22,7 +22,7 @@ mod fabric;
 mod gpus;
 mod kernels;
 mod mean;
-mod memory_bound;
+pub mod memory_bound;
 mod partial;
 
 use std::collections::BTreeMap;
@@ -32,7 +32,6 @@ use std::path::{Path, PathBuf};
 
 pub use chart::{BarChart, Series};
 pub use mean::geomean;
-pub use memory_bound::memory_bound_rows;
 
 use crate::run::{is_finished_run, RunRecord, TIMING_MODEL};
 use crate::table::{self, Row};

@@ -5,6 +5,7 @@
 //! memzip function among its 40 hottest), so each pending run is estimated at the CPU
 //! seconds of the `none` run of its program, input, GPU and simulator.
 
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -113,4 +114,44 @@ fn same_program(planned: &RunRecord, none: &RunRecord) -> bool {
         && program(planned) == program(none)
         && planned.gpu == none.gpu
         && planned.simulator == none.simulator
+}
+
+/// `memzip sweep --estimate`'s text: a line per pending run (id, codec,
+/// estimated CPU seconds, the `none` run it comes from; tab-separated), then
+/// the total and its wall time at `jobs` runs at once.
+pub struct EstimateText<'a> {
+    estimate: &'a Estimate,
+    jobs: usize,
+}
+
+impl Estimate {
+    pub fn with_jobs(&self, jobs: usize) -> EstimateText<'_> {
+        EstimateText { estimate: self, jobs: jobs.max(1) }
+    }
+}
+
+impl fmt::Display for EstimateText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self { estimate, jobs } = self;
+        for run in &estimate.runs {
+            match &run.basis {
+                Some((seconds, from)) => writeln!(f, "{}\t{}\t{seconds:.0}\t{from}", run.id, run.codec)?,
+                None => writeln!(f, "{}\t{}\t?\tno none run of it", run.id, run.codec)?,
+            }
+        }
+        let (seconds, unknown) = (estimate.cpu_seconds(), estimate.unknown().len());
+        let hours = seconds / 3600.0;
+        write!(
+            f,
+            "{} runs to go ({} done): {} estimated at {seconds:.0} CPU-s ({hours:.1} CPU-hours; {:.1} hours at -j {jobs})",
+            estimate.runs.len(),
+            estimate.done,
+            estimate.runs.len() - unknown,
+            hours / *jobs as f64,
+        )?;
+        match unknown {
+            0 => writeln!(f),
+            n => writeln!(f, "; {n} without a none run to estimate them by"),
+        }
+    }
 }

@@ -207,3 +207,19 @@ pub fn sweep_reporting(
     outcome.failed.sort(); // finishing order varies; the outcome does not
     Ok(outcome)
 }
+
+/// One run of the grid, by id (`memzip sweep --only-run`: what a Slurm array
+/// task executes): nothing when it is already done.
+pub fn run_only(runs: &[PlannedRun], id: &str, out: &Path, runners: &Runners) -> Result<(), String> {
+    let run = runs.iter().find(|r| r.id == id).ok_or_else(|| format!("--only-run {id}: no such run in the spec"))?;
+    if has_result(out, id) {
+        eprintln!("memzip sweep: {id} is already done");
+        return Ok(());
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if run_one(runners, run, out)? {
+        Ok(())
+    } else {
+        Err(format!("run {id} failed; see {}/{id}.failed/", out.display()))
+    }
+}

@@ -47,8 +47,8 @@ mod results;
 mod reuse;
 pub mod slurm;
 
-pub use estimate::{estimate, Estimate, RunEstimate};
-pub use exec::{run_one, sweep, sweep_reporting, Outcome, Progress, Runners, StderrLines};
+pub use estimate::{estimate, Estimate, EstimateText, RunEstimate};
+pub use exec::{run_one, run_only, sweep, sweep_reporting, Outcome, Progress, Runners, StderrLines};
 pub use grid::{expand, load_spec, validate, Entry, PlannedRun, Spec, Target};
 pub use guard::{parse_timeout, GUARD};
 pub use lock::{lock_out, OutLock};
