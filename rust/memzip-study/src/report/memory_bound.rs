@@ -66,39 +66,40 @@ fn line_on(gpu: Gpu, options: &ReportOptions) -> f64 {
     bounds::memory_bound_line(gpu, options.memory_bound_utilization).unwrap_or(options.memory_bound_utilization)
 }
 
+/// The program's `none` run on `gpu`.
+fn none_run<'a>(rows: &'a [Row], program: &str, gpu: Gpu) -> Option<&'a Row> {
+    rows.iter().find(|r| r.run.is_baseline() && r.run.gpu == gpu && program_of(r) == program)
+}
+
+/// The reports' one rule: the manifest's `BOUND` or `BOUND_<GPU>` when the
+/// program's benchmark has one, else its `none` run on `gpu` against the
+/// line scaled to that GPU's bus; `None` when neither says.
+fn is_memory_bound(rows: &[Row], program: &str, gpu: Gpu, options: &ReportOptions) -> Option<bool> {
+    if let Some(bound) = manifest_bound(options.repo.as_deref(), program, gpu) {
+        return Some(bound == "memory");
+    }
+    Some(none_run(rows, program, gpu)?.run.dram_utilization? >= line_on(gpu, options))
+}
+
 fn class_of(rows: &[Row], program: &str, options: &ReportOptions) -> Option<BoundClass> {
     let gpu = gpu_of(rows, program);
-    let none = rows.iter().find(|r| r.run.is_baseline() && program_of(r) == program);
-    let average = none.and_then(|n| n.run.dram_utilization);
-    let measured = match (average, none.and_then(|n| n.run.saturated_share())) {
+    let none = none_run(rows, program, gpu);
+    let measured = match (none.and_then(|n| n.run.dram_utilization), none.and_then(|n| n.run.saturated_share())) {
         (Some(average), Some(share)) => format!("{average:.2}, saturated {share:.2}"),
         (Some(average), None) => format!("{average:.2}"),
         (None, _) => "-".to_string(),
     };
-    if let Some(bound) = manifest_bound(options.repo.as_deref(), program, gpu) {
-        return Some(BoundClass { memory: bound == "memory", measured });
-    }
-    Some(BoundClass { memory: average? >= line_on(gpu, options), measured })
+    Some(BoundClass { memory: is_memory_bound(rows, program, gpu, options)?, measured })
 }
 
 /// Whether each row's program is memory-bound on the row's GPU by the
-/// reports' rule (its manifest's `BOUND` or `BOUND_<GPU>` in `repo`, else its
-/// `none` run on that GPU against the GTX580's 0.40 scaled to that GPU's bus);
-/// `None` when neither says (no manifest and no `none` run with a
-/// utilisation). What `memzip.load_runs` gives as `memory_bound`, so that a
-/// script's geometric means use the reports' one set.
+/// reports' rule ([`is_memory_bound`], at the GTX580's 0.40 scaled to that
+/// GPU's bus); `None` when neither the manifest nor a `none` run says. What
+/// `memzip.load_runs` gives as `memory_bound`, so that a script's geometric
+/// means use the reports' one set.
 pub fn memory_bound_rows(rows: &[Row], repo: Option<&Path>) -> Vec<Option<bool>> {
     let options = ReportOptions { repo: repo.map(Path::to_path_buf), ..ReportOptions::default() };
-    rows.iter()
-        .map(|row| {
-            let (program, gpu) = (program_of(row), row.run.gpu);
-            if let Some(bound) = manifest_bound(repo, program, gpu) {
-                return Some(bound == "memory");
-            }
-            let none = rows.iter().find(|r| r.run.is_baseline() && r.run.gpu == gpu && program_of(r) == program)?;
-            Some(none.run.dram_utilization? >= line_on(gpu, &options))
-        })
-        .collect()
+    rows.iter().map(|row| is_memory_bound(rows, program_of(row), row.run.gpu, &options)).collect()
 }
 
 /// The section: the rule, the classes with this report's measurements, the
