@@ -543,6 +543,36 @@ fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
     assert_eq!(rows_of("none"), 1, "a none run of any model stays:\n{runs}");
 }
 
+#[test]
+fn a_run_made_before_a_model_change_is_kept_counted_and_marked() {
+    let root = fixture_copy("report-model-change");
+    let record = |id: &str, codec: &str| {
+        format!(
+            r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 2}}"#
+        )
+    };
+    // The fixture's stats have no partial.filled_sectors: a dev codec run made
+    // before the channel-key fix; its none run read no metadata and stands.
+    fs::write(root.join("vecadd-bdi/sweep.json"), record("vecadd-bdi", "bdi")).unwrap();
+    fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();
+    let out = common::temp_dir("report-model-change-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("**Made before a model change**: 1 run(s)"), "{summary}");
+    assert!(
+        summary.contains("(the channel-key fix; stats.json has no partial.filled_sectors): 1 run(s) (bdi 1)"),
+        "{summary}"
+    );
+    let speedups = summary.split("## Speedups against what the DRAM allows").nth(1).unwrap();
+    let vecadd = speedups.lines().find(|l| l.starts_with("| vecadd")).unwrap();
+    assert_eq!(vecadd.matches('†').count(), 1, "only the bdi run is marked: {vecadd}");
+    let runs = summary.split("## Runs").nth(1).unwrap();
+    assert!(
+        runs.lines().any(|l| l.split_whitespace().take(2).eq(["vecadd", "bdi"])),
+        "it stays in the tables:\n{runs}"
+    );
+}
+
 /// Sets `simulator_sources` in a fixture copy's run.json.
 fn record_sources(run: &Path, sources: &str) {
     let path = run.join("run.json");

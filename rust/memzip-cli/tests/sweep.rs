@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use memzip_study::gpu::Gpu;
 use memzip_study::run::{RunRecord, TIMING_MODEL};
 use memzip_study::sweep::{
-    adopt, estimate, expand, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target,
+    adopt, estimate, expand, has_result, load_spec, recorded_runs, reuse, sweep, PlannedRun, Runners, Target,
 };
 
 /// A runner with sim-run.sh's arguments: writes run.json into --out after
@@ -773,6 +773,34 @@ fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimite
     assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 1);
     fs::write(qv100.join("run.json"), r#"{"codec": "mag_bdi", "platform": {"buffer_bytes": 4096}}"#).unwrap();
     assert_eq!(recorded_runs(std::slice::from_ref(&study)).unwrap().len(), 2);
+}
+
+#[test]
+fn a_run_made_before_a_model_change_is_run_again_and_replaced() {
+    let dir = common::temp_dir("sweep-model-change");
+    let count = dir.join("count");
+    let runners = Runners {
+        program: vec!["false".into()],
+        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
+        timeout: None,
+    };
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none", "mag_bdi"]}]}"#).unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    let out = dir.join("out");
+    sweep(&runs, &out, &runners, 1).unwrap();
+    // Both made before the channel-key fix (no partial.filled_sectors): the
+    // codec run missed it, the none run (no metadata read) did not.
+    for id in ["rodinia-bfs-tiny-none", "rodinia-bfs-tiny-mag_bdi"] {
+        fs::write(out.join(id).join("stats.json"), r#"{"total": {"dram_bursts": 10}}"#).unwrap();
+    }
+    assert!(has_result(&out, "rodinia-bfs-tiny-none"));
+    assert!(!has_result(&out, "rodinia-bfs-tiny-mag_bdi"));
+    let before = calls(&count);
+    let outcome = sweep(&runs, &out, &runners, 1).unwrap();
+    assert_eq!((outcome.skipped, outcome.succeeded, calls(&count) - before), (1, 1, 1));
+    assert!(!out.join("rodinia-bfs-tiny-mag_bdi/stats.json").exists(), "the old run's files are replaced");
+    assert_eq!(sweep(&runs, &out, &runners, 1).unwrap().skipped, 2, "the new run is current");
 }
 
 #[test]

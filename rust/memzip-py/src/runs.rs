@@ -37,7 +37,7 @@ fn run_dirs(path: PathBuf) -> PyResult<Vec<PathBuf>> {
 }
 
 /// One dict per run: the columns of ``memzip table --csv`` plus
-/// ``stats_codec``, ``memory_bound``, ``saturated_share``, ``simulator``, ``gpu``, the
+/// ``stats_codec``, ``memory_bound``, ``saturated_share``, ``simulator``, ``gpu``, ``model_change``, the
 /// partial-request counters (None in stats without them) and ``stored_sizes``; speedup, its bounds and DRAM traffic relative to the
 /// ``none`` run of the same program on the same GPU.
 #[pyfunction]
@@ -95,6 +95,7 @@ fn load_run_rows<'py>(py: Python<'py>, paths: Vec<PathBuf>) -> PyResult<Vec<Boun
                     dict.set_item(column, partial.map(counter))?;
                 }
                 dict.set_item("simulator_sources", run.simulator_sources.as_deref())?;
+                dict.set_item("model_change", run.model_change)?;
                 dict.set_item("energy_pj", run.energy.map(|e| e.total_pj))?;
                 dict.set_item("dram_energy_pj", run.energy.map(|e| e.dram_pj))?;
                 dict.set_item("codec_energy_pj", run.energy.map(|e| e.codec_pj))?;

@@ -120,6 +120,23 @@ def test_load_runs_carry_the_simulator_build(tmp_path):
     assert [r["simulator_sources"] for r in rows] == [None, "57b825381b737880"]
 
 
+def test_load_runs_name_the_model_change_a_sweep_run_missed(tmp_path):
+    # A dev GTX580 codec run whose stats lack the channel-key fix's counter (the fixture's) missed that fix.
+    run = tmp_path / "vecadd-bdi"
+    shutil.copytree(RUNS / "vecadd-bdi", run)
+    record = {"id": "vecadd-bdi", "codec": "bdi", "options": [], "simulator": "dev", "timing_model": 2}
+    (run / "sweep.json").write_text(json.dumps(record))
+    rows = memzip.load_runs([RUNS / "vecadd-none", run], as_frame=False)
+    assert rows[0]["model_change"] is None  # no sweep record says what it ran
+    assert "channel-key fix" in rows[1]["model_change"]
+    stats = json.loads((run / "stats.json").read_text())
+    counters = ("reads", "compressed_reads", "overfetch_bursts", "writes", "rmw_reads", "rmw_read_bursts",
+                "rmw_read_bytes", "raw_fallbacks", "filled_sectors")
+    stats["total"]["partial"] = dict.fromkeys(counters, 0)
+    (run / "stats.json").write_text(json.dumps(stats))
+    assert memzip.load_runs([run], as_frame=False)[0]["model_change"] is None
+
+
 def test_load_runs_carry_the_gpu_and_compare_within_it(tmp_path):
     # vecadd on the QV100: the fixture's bdi stats, its none run twice their cycles.
     for name in ("vecadd-none", "vecadd-bdi"):

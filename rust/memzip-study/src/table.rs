@@ -555,6 +555,7 @@ mod tests {
             gpu_power: None,
             stored_sizes: BTreeMap::new(),
             output_error: None,
+            model_change: None,
             medium: Medium::Dram,
             dram: None,
             partial: None,

@@ -222,7 +222,10 @@ def load_runs(paths: Union[PathLike, Iterable[PathLike]], *, as_frame: bool = Tr
     dram_percent_of_none, raw_cr, effective_cr, mdc_hit_rate,
     dram_utilization, verify_checked, verify_failures, output_ok, wall_seconds,
     timing_model, simulator, simulator_sources`` (the hash of the sources the run's
-    simulator was built from; None before run.json recorded it), ``gpu`` (the
+    simulator was built from; None before run.json recorded it), ``model_change``
+    (what a sweep's run made before a change to memzip's model missed of it,
+    the change named as ``memzip report`` lists it; None when it is current or
+    has no sweep record), ``gpu`` (the
     GPU simulated: ``gtx580``, the papers' and every run's before the choice,
     ``qv100`` or ``rtx3070``), ``partial_reads, partial_compressed_reads,
     overfetch_bursts, partial_writes, rmw_reads, rmw_read_bursts,

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{axes, program_table_header, run_of};
+use super::{axes, outdated, program_table_header, run_of};
 use crate::bounds::{self, DramCounters};
 use crate::table::Row;
 
@@ -27,8 +27,12 @@ pub(super) fn section(rows: &[Row]) -> String {
          activations x tRRD: compression sends fewer bursts but opens the same rows; a bound, as a channel opens \
          at most one row per tRRD). `^`: the speedup is above its bus estimate (listed below the table). `!`: the \
          run launched another number of kernels than its `none` run (different work; its speedup is not the \
-         codec's).\n\n",
+         codec's).",
     );
+    if rows.iter().any(|row| row.run.model_change.is_some()) {
+        out.push_str(" `†`: the run was made before a model change (above).");
+    }
+    out.push_str("\n\n");
     out.push_str(&program_table_header(&["none: util / act x tRRD"], &codecs));
     let mut flagged = Vec::new();
     let mut above = Vec::new();
@@ -76,13 +80,14 @@ fn none_cell(none: Option<&Row>) -> String {
 
 /// `1.442 (1.538a, 82%)`: speedup, estimate and which, share of the gain
 /// taken; `^` after the speedup when it is above its bus estimate, `!` when
-/// the kernel counts differ.
+/// the kernel counts differ, `†` when the run was made before a model change.
 fn estimate_cell(row: &Row) -> String {
     let Some(speedup) = row.speedup else {
         return "-".to_string();
     };
     let above = if row.above_bus_estimate() { "^" } else { "" };
-    let flag = if row.kernel_launches_differ == Some(true) { "!" } else { "" };
+    let kernels = if row.kernel_launches_differ == Some(true) { "!" } else { "" };
+    let flag = format!("{kernels}{}", outdated::mark(row));
     let Some(estimate) = row.estimate() else {
         return format!("{speedup:.3}{above}{flag}");
     };

@@ -23,6 +23,7 @@ mod gpus;
 mod kernels;
 mod mean;
 pub mod memory_bound;
+mod outdated;
 mod partial;
 
 use std::collections::BTreeMap;
@@ -547,6 +548,7 @@ pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions)
     summary.push_str(&superseded_section(&superseded));
     summary.push_str(&damaged_section(&damaged, results));
     summary.push_str(&builds_section(&rows));
+    summary.push_str(&outdated::section(&rows));
     summary.push_str(&gpus::section(&rows));
     summary.push_str(&geomean_table(&rows));
     if fabric {

@@ -119,6 +119,7 @@ pub(super) fn load(dir: &Path, stats: &Value, stats_path: &Path) -> Result<Run, 
         rrd_cycles: None,
         memory_wait: Default::default(),
         output_error: None,
+        model_change: None,
     })
 }
 

@@ -31,6 +31,7 @@
 
 mod fields;
 mod link;
+mod marks;
 mod model;
 mod record;
 mod run_json;
@@ -40,6 +41,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub use marks::missed_model_change;
 pub use model::{Medium, PartialCounters, Run, RunEnergy};
 pub use record::{RunRecord, RECORD_FILE, TIMING_MODEL};
 pub use run_json::RunJson;
@@ -121,6 +123,13 @@ fn partial_counters(total: &Value, file: &Path) -> Result<Option<PartialCounters
 
 /// Reads one run directory.
 pub fn load_run(dir: &Path) -> Result<Run, RunError> {
+    let mut run = load_fields(dir)?;
+    run.model_change = RunRecord::read(dir)?.and_then(|record| missed_model_change(dir, &record));
+    Ok(run)
+}
+
+/// What [`load_run`] reads, but for the model changes the run missed.
+fn load_fields(dir: &Path) -> Result<Run, RunError> {
     if !dir.is_dir() {
         return Err(RunError::NotARun { message: format!("{}: not a run directory", dir.display()) });
     }
@@ -229,6 +238,7 @@ pub fn load_run(dir: &Path) -> Result<Run, RunError> {
         rrd_cycles,
         memory_wait,
         output_error: output_error_of(dir)?,
+        model_change: None,
     })
 }
 

@@ -81,6 +81,10 @@ pub struct Run {
     /// The error a lossy codec cost on the program's output (`run.json`'s
     /// `output_error`), for a run whose benchmark marks approximable data.
     pub output_error: Option<OutputError>,
+    /// What the run missed of this memzip's model (a change that left a
+    /// mark in the files of later runs, [`super::missed_model_change`]);
+    /// `None` when it is current or no sweep record says what it ran.
+    pub model_change: Option<&'static str>,
 }
 
 /// The controller's counters of partial requests (`total.partial` of

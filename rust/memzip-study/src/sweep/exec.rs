@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::sweep::grid::{PlannedRun, Target};
 use crate::sweep::guard::{run_guarded, GUARD};
 use crate::sweep::lock::lock_out;
-use crate::sweep::results::{damaged, failure_cause, has_result, install, pending, tmp_dir};
+use crate::sweep::results::{damaged, failure_cause, has_result, install, outdated, pending, tmp_dir};
 
 /// The commands that execute runs: one for command lines, one for benchmarks,
 /// and how long a run may take.
@@ -164,6 +164,8 @@ pub fn sweep_reporting(
     for run in &todo {
         if let Some(why) = damaged(out, &run.id) {
             eprintln!("memzip sweep: {} is damaged ({why}): running it again", run.id);
+        } else if let Some(why) = outdated(out, &run.id) {
+            eprintln!("memzip sweep: {} was {why}: running it again", run.id);
         }
     }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| e.to_string())?;

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::run::{damaged_file, RunRecord};
+use crate::run::{damaged_file, missed_model_change, RunRecord, TIMING_MODEL};
 use crate::sweep::grid::PlannedRun;
 use crate::sweep::guard::TIMED_OUT;
 
@@ -35,13 +35,28 @@ pub fn pending<'a>(runs: &'a [PlannedRun], out: &Path) -> Vec<&'a PlannedRun> {
 }
 
 /// Whether `out` holds a current result of the run `id`: its directory,
-/// whose JSON files parse ([`damaged`]), not made by an older timing model
-/// (a damaged or superseded run is run again and replaced).
+/// whose JSON files parse ([`damaged`]), made neither by an older timing
+/// model nor before a model change it lacks the mark of ([`outdated`]); a
+/// damaged or outdated run is run again and replaced.
 pub fn has_result(out: &Path, id: &str) -> bool {
     let dir = out.join(id);
-    dir.is_dir()
-        && damaged_file(&dir).is_none()
-        && !matches!(RunRecord::read(&dir), Ok(Some(record)) if record.is_superseded())
+    dir.is_dir() && damaged_file(&dir).is_none() && outdated(out, id).is_none()
+}
+
+/// Why the finished run `id` in `out` simulated an older model than this
+/// memzip's: an older timing model ([`RunRecord::is_superseded`]) or a model
+/// change it missed ([`missed_model_change`]); `None` when it is current,
+/// not there, or has no record to say.
+pub fn outdated(out: &Path, id: &str) -> Option<String> {
+    let dir = out.join(id);
+    let record = RunRecord::read(&dir).ok().flatten()?;
+    if record.is_superseded() {
+        return Some(format!(
+            "made with timing model {}, older than this memzip's {TIMING_MODEL}",
+            record.timing_model
+        ));
+    }
+    missed_model_change(&dir, &record).map(str::to_string)
 }
 
 /// Why the finished run `id` in `out` is damaged (a JSON file of it does not

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::run::{damaged_file, is_finished_run, RunRecord};
+use crate::run::{damaged_file, is_finished_run, missed_model_change, RunRecord};
 use crate::sweep::grid::PlannedRun;
 use crate::sweep::results::{install, pending, tmp_dir};
 
@@ -21,7 +21,7 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
         let mut older: BTreeMap<&str, usize> = BTreeMap::new();
         for run in runs.into_iter().filter(|run| damaged_file(run).is_none()) {
             if let Some(record) = RunRecord::read(&run)? {
-                match predates_current_model(&run, &record) {
+                match missed_model_change(&run, &record) {
                     None => found.push((run, record)),
                     Some(reason) => *older.entry(reason).or_default() += 1,
                 }
@@ -32,56 +32,6 @@ pub fn recorded_runs(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunRecord)>, Stri
         }
     }
     Ok(found)
-}
-
-/// Why the finished run `run` simulated another model than this memzip's
-/// although its record's timing model is current, or `None` when it did not.
-/// Three changes left the timing model's number as it was and changed what a
-/// run simulates, and each left a mark in the run's files:
-/// - on gpgpu-sim, every DRAM request meets memzip since `stats.json` counts
-///   them (`total.requests`); before, requests other than one whole block
-///   bypassed it (v3.2.1's unaligned line fills, the QV100's sector reads).
-///   On dev's GTX580 none did (DRAM column commands equalled memzip's bursts
-///   in all 23 study programs' none runs before the change): its runs stand;
-/// - on gpgpu-sim dev, each block has its own metadata entry since the
-///   channel-key fix, which came with the partial-read counters
-///   (`total.partial.filled_sectors`); before, the blocks of the two L2
-///   slices of a channel shared entries in pairs, so a codec run's reads were
-///   sized by a neighbour's write (a `none` run reads no metadata: it stands);
-/// - on MGPUSim, one compressor and one decompressor per GPU (the
-///   adaptive-compression paper's) since `run.json` records the `platform`;
-///   before, every message was compressed as if by a compressor of its own.
-///
-/// A run without the file (a test's fake run) has no mark to read.
-fn predates_current_model(run: &Path, record: &RunRecord) -> Option<&'static str> {
-    let marks: &[(&str, &str, &'static str)] = if record.simulator == "mgpusim" {
-        &[("run.json", "/platform", "made with unlimited compressors (run.json has no platform)")]
-    } else {
-        let requests = (
-            "stats.json",
-            "/total/requests",
-            "made before every DRAM request met memzip (stats.json counts no requests)",
-        );
-        let channel_key = (
-            "stats.json",
-            "/total/partial/filled_sectors",
-            "made before each block had its own metadata entry (the channel-key fix; stats.json has no partial.filled_sectors)",
-        );
-        match (record.simulator == "dev", record.gpu.is_default(), record.codec == "none") {
-            (true, true, true) => &[],
-            (true, true, false) => &[channel_key],
-            (true, false, false) => &[requests, channel_key],
-            _ => &[requests],
-        }
-    };
-    marks.iter().find_map(|&(file, pointer, reason)| lacks(run, file, pointer).then_some(reason))
-}
-
-/// Whether the JSON file `file` of `run` parses and has nothing at `pointer`
-/// (false when the file is missing or does not parse: no mark to read).
-fn lacks(run: &Path, file: &str, pointer: &str) -> bool {
-    let Ok(text) = fs::read_to_string(run.join(file)) else { return false };
-    serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|json| json.pointer(pointer).is_none())
 }
 
 /// Fills each run of `runs` missing in `out` for which `sources` hold a
