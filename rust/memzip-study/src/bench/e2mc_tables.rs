@@ -13,7 +13,8 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use crate::profile::{profile, ProfileOptions};
+use crate::error::AnalyzeError;
+use crate::profile::{profile, Profile, ProfileOptions};
 
 /// The symbol lengths E2MC codes.
 const SYMBOL_BITS: [u32; 4] = [4, 8, 16, 32];
@@ -59,9 +60,14 @@ impl TableCache {
 
     /// Profiles `trace` at `bits` into the cache, stamped.
     fn profile_into(&self, trace: &Path, bits: u32) -> Result<(), String> {
-        let table = self.table(bits);
         let profiled = profile(&[trace], &ProfileOptions::new(bits))
             .map_err(|e| format!("memzip e2mc-profile of {}: {e}", trace.display()))?;
+        self.write(&profiled, bits)
+    }
+
+    /// Writes the table `profiled` of `bits` into the cache, stamped.
+    fn write(&self, profiled: &Profile, bits: u32) -> Result<(), String> {
+        let table = self.table(bits);
         profiled.write_table(&table)?;
         eprintln!("{}", profiled.describe(1, &table));
         fs::write(self.stamp(bits), format!("{} {bits}\n", self.key)).map_err(|e| format!("{}: {e}", table.display()))
@@ -75,9 +81,16 @@ impl TableCache {
             return Ok(());
         }
         let _lock = self.lock()?;
-        for bits in SYMBOL_BITS {
-            if !self.is_current(bits) {
-                self.profile_into(trace, bits)?;
+        for bits in SYMBOL_BITS.into_iter().filter(|&bits| !self.is_current(bits)) {
+            match profile(&[trace], &ProfileOptions::new(bits)) {
+                Ok(profiled) => self.write(&profiled, bits)?,
+                // A program whose data never leaves the L2 writes nothing back: the
+                // run stands, and an offline run of this input profiles for itself.
+                Err(AnalyzeError::Nothing { message }) => {
+                    eprintln!("==> no E2MC tables from this run's trace: {message}");
+                    return Ok(());
+                }
+                Err(e) => return Err(format!("memzip e2mc-profile of {}: {e}", trace.display())),
             }
         }
         Ok(())
@@ -126,6 +139,22 @@ mod tests {
             Ok(())
         });
         assert_eq!((path.unwrap(), ran), (cache.table(16), false), "a current table is not profiled again");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_trace_without_write_backs_seeds_no_table_and_fails_nothing() {
+        use memzip::trace::{AccessKind, TraceWriter};
+        let root = std::env::temp_dir().join(format!("memzip-e2mc-seed-reads-{}", std::process::id()));
+        let cache = TableCache::new(&root, "ispass-2009/LIB", "study", "dev@qv100", "abc nvcc", "123 45");
+        fs::create_dir_all(&root).unwrap();
+        // A program whose data stay in the L2: DRAM only reads (LIB on the QV100).
+        let trace = root.join("trace.zst");
+        let mut writer = TraceWriter::new(File::create(&trace).unwrap(), 128).unwrap();
+        writer.write_access(10, AccessKind::Read, 0, 0x1000, &[7u8; 128]).unwrap();
+        writer.finish().unwrap();
+        assert_eq!(cache.seed(&trace), Ok(()), "the none run stands");
+        assert!(SYMBOL_BITS.iter().all(|&bits| !cache.table(bits).exists()), "no table from nothing");
         fs::remove_dir_all(&root).unwrap();
     }
 }
