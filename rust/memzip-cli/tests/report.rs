@@ -521,17 +521,21 @@ fn runs_of_a_named_variant_are_their_own_series() {
     assert!(svg.contains(">bdi [mdc4k]<") && svg.contains(">bdi [mdc8k]<"), "{svg}");
 }
 
+/// Writes the sweep record of the vecadd run `id` of `root` (gpgpu-sim dev,
+/// `tiny`) made with `codec` under `timing_model`.
+fn write_sweep_record(root: &Path, id: &str, codec: &str, timing_model: u32) {
+    let record = format!(
+        r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": {timing_model}}}"#
+    );
+    fs::write(root.join(id).join("sweep.json"), record).unwrap();
+}
+
 #[test]
 fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
     let root = fixture_copy("report-superseded");
     add_run(&root, "vecadd-bdi", "vecadd-bdi-old", "vecadd");
-    let record = |id: &str, codec: &str| {
-        format!(
-            r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 1}}"#
-        )
-    };
-    fs::write(root.join("vecadd-bdi-old/sweep.json"), record("vecadd-bdi-old", "bdi")).unwrap();
-    fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();
+    write_sweep_record(&root, "vecadd-bdi-old", "bdi", 1);
+    write_sweep_record(&root, "vecadd-none", "none", 1);
     let out = common::temp_dir("report-superseded-out");
     write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();
@@ -546,15 +550,10 @@ fn codec_runs_of_an_older_timing_model_are_left_out_and_listed() {
 #[test]
 fn a_run_made_before_a_model_change_is_kept_counted_and_marked() {
     let root = fixture_copy("report-model-change");
-    let record = |id: &str, codec: &str| {
-        format!(
-            r#"{{"id": "{id}", "benchmark": "vecadd", "preset": "tiny", "codec": "{codec}", "options": [], "simulator": "dev", "timing_model": 2}}"#
-        )
-    };
     // The fixture's stats have no partial.filled_sectors: a dev codec run made
     // before the channel-key fix; its none run read no metadata and stands.
-    fs::write(root.join("vecadd-bdi/sweep.json"), record("vecadd-bdi", "bdi")).unwrap();
-    fs::write(root.join("vecadd-none/sweep.json"), record("vecadd-none", "none")).unwrap();
+    write_sweep_record(&root, "vecadd-bdi", "bdi", 2);
+    write_sweep_record(&root, "vecadd-none", "none", 2);
     let out = common::temp_dir("report-model-change-out");
     write_report(&root, &out, &at_util(0.5)).unwrap();
     let summary = fs::read_to_string(out.join("summary.md")).unwrap();

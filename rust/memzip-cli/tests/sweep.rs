@@ -53,6 +53,14 @@ fn bash_recording(var: &str, file: &Path, script: &Path) -> Vec<String> {
     vec!["env".into(), format!("{var}={}", file.display()), "bash".into(), script.display().to_string()]
 }
 
+/// Runners whose benchmark runner is the fake one, counting its calls in
+/// `dir/count` (returned with them).
+fn benchmark_runners(dir: &Path) -> (Runners, PathBuf) {
+    let count = dir.join("count");
+    let benchmark = bash_recording("COUNT", &count, &write_runner(dir));
+    (Runners { program: vec!["false".into()], benchmark, timeout: None }, count)
+}
+
 /// The first lines of a runner that only needs --codec ($c) and --out ($o).
 const CODEC_AND_OUT: &str = "#!/usr/bin/env bash\n\
     while (($#)); do case $1 in --codec) c=$2; shift 2 ;; --out) o=$2; shift 2 ;; --) break ;; *) shift ;; esac; done\n";
@@ -634,12 +642,7 @@ fn a_run_whose_directory_appears_meanwhile_is_not_run_again() {
 #[test]
 fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_ones() {
     let dir = common::temp_dir("sweep-reuse");
-    let count = dir.join("count");
-    let runners = Runners {
-        program: vec!["false".into()],
-        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
-        timeout: None,
-    };
+    let (runners, count) = benchmark_runners(&dir);
     // A study: none with a trace, mag_bdi without.
     let study_spec = dir.join("study.json");
     fs::write(
@@ -721,12 +724,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
 #[test]
 fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimited_compressors_are_no_source() {
     let dir = common::temp_dir("sweep-reuse-model");
-    let count = dir.join("count");
-    let runners = Runners {
-        program: vec!["false".into()],
-        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
-        timeout: None,
-    };
+    let (runners, count) = benchmark_runners(&dir);
     let spec = dir.join("spec.json");
     fs::write(
         &spec,
@@ -778,12 +776,7 @@ fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimite
 #[test]
 fn a_run_made_before_a_model_change_is_run_again_and_replaced() {
     let dir = common::temp_dir("sweep-model-change");
-    let count = dir.join("count");
-    let runners = Runners {
-        program: vec!["false".into()],
-        benchmark: bash_recording("COUNT", &count, &write_runner(&dir)),
-        timeout: None,
-    };
+    let (runners, count) = benchmark_runners(&dir);
     let spec = dir.join("spec.json");
     fs::write(&spec, r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none", "mag_bdi"]}]}"#).unwrap();
     let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
