@@ -724,7 +724,7 @@ fn finished_runs_record_their_configuration_and_a_later_sweep_reuses_the_same_on
 #[test]
 fn runs_made_before_every_request_met_memzip_or_the_channel_key_or_with_unlimited_compressors_are_no_source() {
     let dir = common::temp_dir("sweep-reuse-model");
-    let (runners, count) = benchmark_runners(&dir);
+    let (runners, _) = benchmark_runners(&dir);
     let spec = dir.join("spec.json");
     fs::write(
         &spec,
