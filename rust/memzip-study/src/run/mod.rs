@@ -123,20 +123,15 @@ fn partial_counters(total: &Value, file: &Path) -> Result<Option<PartialCounters
 
 /// Reads one run directory.
 pub fn load_run(dir: &Path) -> Result<Run, RunError> {
-    let mut run = load_fields(dir)?;
-    run.model_change = RunRecord::read(dir)?.and_then(|record| missed_model_change(dir, &record));
-    Ok(run)
-}
-
-/// What [`load_run`] reads, but for the model changes the run missed.
-fn load_fields(dir: &Path) -> Result<Run, RunError> {
     if !dir.is_dir() {
         return Err(RunError::NotARun { message: format!("{}: not a run directory", dir.display()) });
     }
     let stats_path = dir.join("stats.json");
     let stats = read_json(&stats_path)?;
     if link::is_link_stats(&stats) {
-        return link::load(dir, &stats, &stats_path);
+        let mut run = link::load(dir, &stats, &stats_path)?;
+        run.model_change = RunRecord::read(dir)?.and_then(|record| missed_model_change(dir, &record));
+        return Ok(run);
     }
     let total = field(&stats, "total", &stats_path)?;
     if !total.is_object() {
@@ -207,6 +202,7 @@ fn load_fields(dir: &Path) -> Result<Run, RunError> {
         let options = record.as_ref().map(|record| record.options.as_slice()).unwrap_or_default();
         options.iter().find_map(|line| line.strip_prefix("-gpgpu_dram_timing_opt").and_then(rrd_of_timing_option))
     });
+    let model_change = record.as_ref().and_then(|record| missed_model_change(dir, record));
     let timing_model = record.map(|record| record.timing_model);
     Ok(Run {
         dir: dir.display().to_string(),
@@ -238,7 +234,7 @@ fn load_fields(dir: &Path) -> Result<Run, RunError> {
         rrd_cycles,
         memory_wait,
         output_error: output_error_of(dir)?,
-        model_change: None,
+        model_change,
     })
 }
 
