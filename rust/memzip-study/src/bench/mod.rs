@@ -11,6 +11,7 @@ pub mod analyses;
 pub mod e2mc_tables;
 pub mod output_values;
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -103,21 +104,53 @@ struct BenchJson<'a> {
     check_ok: bool,
 }
 
-/// `bash scripts/bench.sh ARGS` with stderr shown; its stdout, or an error
-/// when it fails (it said why on stderr).
+/// `bash scripts/bench.sh ARGS` with stderr shown as it comes; its stdout, or
+/// an error that carries why it failed (the cause it printed last), so that a
+/// sweep's one line per failed run says what to do (e.g. build the tensor
+/// corpus) without opening the run's log.
 fn bench_sh(repo: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("bash")
+    let mut child = Command::new("bash")
         .arg(repo.join("scripts/bench.sh"))
         .args(args)
         .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| format!("cannot run scripts/bench.sh: {e}"))?;
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    } else {
-        Err(format!("scripts/bench.sh {} failed ({})", args.first().unwrap_or(&""), output.status))
+    let stderr = child.stderr.take().expect("stderr is piped");
+    // stderr is read on its own thread so that neither pipe can fill and stall the script.
+    let relay = std::thread::spawn(move || relay_stderr(BufReader::new(stderr)));
+    let mut stdout = String::new();
+    let read = child.stdout.take().expect("stdout is piped").read_to_string(&mut stdout);
+    let status = child.wait().map_err(|e| format!("scripts/bench.sh: {e}"))?;
+    let cause = relay.join().unwrap_or_default();
+    read.map_err(|e| format!("scripts/bench.sh: reading its output: {e}"))?;
+    if status.success() {
+        return Ok(stdout);
     }
+    let command = args.first().unwrap_or(&"");
+    match cause {
+        Some(cause) => Err(format!("scripts/bench.sh {command} failed ({status}): {cause}")),
+        None => Err(format!("scripts/bench.sh {command} failed ({status})")),
+    }
+}
+
+/// Copies a script's stderr to ours line by line and returns the line that
+/// says why it failed: the last one that is neither a step heading (`==> `)
+/// nor lib.sh's `memzip: FAILED at step` (which only names the step), else
+/// that FAILED line.
+fn relay_stderr(stderr: impl BufRead) -> Option<String> {
+    let (mut cause, mut failed) = (None, None);
+    for line in stderr.lines().map_while(Result::ok) {
+        eprintln!("{line}");
+        let text = line.trim();
+        if text.starts_with("memzip: FAILED at step") {
+            failed = Some(text.to_string());
+        } else if !text.is_empty() && !text.starts_with("==> ") {
+            cause = Some(text.to_string());
+        }
+    }
+    cause.or(failed)
 }
 
 /// The file of a `-memzip_trace FILE` line among `sets`, if any.
@@ -371,6 +404,32 @@ mod tests {
         assert_eq!(e2mc_bits("adaptive:candidates=e2mc16/fpc/e2mc8"), Some(8), "the last E2MC candidate");
         assert_eq!(e2mc_bits("adaptive"), None);
         assert_eq!(e2mc_bits("mag_bdi"), None);
+    }
+
+    #[test]
+    fn a_failed_script_says_why_in_its_error() {
+        let repo = std::env::temp_dir().join(format!("memzip-bench-sh-{}", std::process::id()));
+        std::fs::create_dir_all(repo.join("scripts")).unwrap();
+        std::fs::write(
+            repo.join("scripts/bench.sh"),
+            "echo '==> input ml/gemv (study)' >&2\necho 'ml_tensors.py: the tensor corpus is not built' >&2\n\
+             echo \"memzip: FAILED at step 'input': input generation failed\" >&2\nexit 1\n",
+        )
+        .unwrap();
+        let error = bench_sh(&repo, &["prepare"]).unwrap_err();
+        assert!(error.starts_with("scripts/bench.sh prepare failed (exit status: 1): "), "{error}");
+        assert!(error.ends_with("ml_tensors.py: the tensor corpus is not built"), "{error}");
+        std::fs::write(repo.join("scripts/bench.sh"), "echo out; echo '==> a step' >&2\n").unwrap();
+        assert_eq!(bench_sh(&repo, &["argv"]).unwrap(), "out\n");
+        std::fs::remove_dir_all(&repo).unwrap();
+    }
+
+    #[test]
+    fn the_cause_is_the_last_line_that_is_not_a_step() {
+        let cause = |text: &str| relay_stderr(text.as_bytes());
+        assert_eq!(cause("==> a\nwhy\nmemzip: FAILED at step 'a': x\n").as_deref(), Some("why"));
+        assert_eq!(cause("==> a\nmemzip: FAILED at step 'a': x\n").as_deref(), Some("memzip: FAILED at step 'a': x"));
+        assert_eq!(cause("==> a\n\n"), None);
     }
 
     #[test]
