@@ -129,10 +129,8 @@ fn bench_sh(repo: &Path, args: &[&str]) -> Result<String, String> {
         return Ok(stdout);
     }
     let command = args.first().unwrap_or(&"");
-    match cause {
-        Some(cause) => Err(format!("scripts/bench.sh {command} failed ({status}): {cause}")),
-        None => Err(format!("scripts/bench.sh {command} failed ({status})")),
-    }
+    let cause = cause.map(|cause| format!(": {cause}")).unwrap_or_default();
+    Err(format!("scripts/bench.sh {command} failed ({status}){cause}"))
 }
 
 /// Copies a script's stderr to ours line by line and returns the line that
