@@ -359,29 +359,45 @@ def study_qv100_modern():
 # programs whose manifests say BOUND_QV100=memory (rule 2, from the none runs above), at `modern`
 # where they have one (rule 3), else at `study`, under the codecs of the rule; the none runs are
 # those of study-qv100-none.json and study-qv100-modern.json (the same ids, so a sweep into the
-# results directory that holds them skips them). MAG-aware BDI first, the headline codec.
-QV100_GRID_CODECS = ["mag_bdi", "bdi", "fpc", "cpack_z", "bpc", "adaptive"]
+# results directory that holds them skips them).
+# Rule 5 (over budget): with six memory-bound programs rule 4's estimate is 26.3 CPU-hours, over 25,
+# so bdi leaves (MAG-aware BDI is its form at a 32-byte MAG). The codecs rule 5 always keeps run
+# first, on every program, cheapest `none` run first (a sweep stopped at a session's end leaves
+# whole programs done); cpack_z and fpc, which rule 5 removes next if the last none runs add
+# programs, come after all of them, so the decision is made before a sweep reaches them.
+QV100_KEPT_CODECS = ["mag_bdi", "bpc", "adaptive"]
+QV100_BUDGET_CODECS = ["cpack_z", "fpc"]  # rule 5's next cuts, in its order reversed: fpc goes last
 # Rule 6: the codecs rule 5 keeps also run with the L2 taking compressed lines whole, named
 # `<program>.fill` (a variant: the report shows `codec [fill]` beside the same none run).
 FILL = "-memzip_partial_reads fill"
-QV100_FILL_CODECS = ["mag_bdi", "bpc", "adaptive"]
+QV100_RESULTS = HERE.parent / "results" / "study-qv100"
 
 
 def fill_name(benchmark):
     return id_prefix(benchmark) + ".fill"
 
 
+def qv100_none_cpu_seconds(benchmark, preset):
+    """The committed QV100 none run's CPU seconds (its cost order), or infinity before it lands."""
+    run = QV100_RESULTS / f"{id_prefix(benchmark)}-{preset}-qv100-none" / "run.json"
+    return json.loads(run.read_text())["cpu_seconds"] if run.is_file() else float("inf")
+
+
 def study_qv100():
-    runs = []
+    programs = []
     for b in STUDY + [m for m in QV100_MODERN if m not in STUDY]:
-        if bound(b, "BOUND_QV100") != "memory":
-            continue
-        preset = "modern" if "modern" in manifest_words(b, "PRESETS") else PRESET
+        if bound(b, "BOUND_QV100") == "memory":
+            programs.append((b, "modern" if "modern" in manifest_words(b, "PRESETS") else PRESET))
+    programs.sort(key=lambda bp: qv100_none_cpu_seconds(*bp))
+    runs = []
+    for b, preset in programs:
         runs.append(none_traced(b, preset=preset))
-        runs.append(entry(b, QV100_GRID_CODECS, [VERIFY], preset=preset))
+        runs.append(entry(b, QV100_KEPT_CODECS, [VERIFY], preset=preset))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE], preset=preset))
-        runs.append(entry(b, QV100_FILL_CODECS, [VERIFY, FILL], name=fill_name(b), preset=preset))
+        runs.append(entry(b, QV100_KEPT_CODECS, [VERIFY, FILL], name=fill_name(b), preset=preset))
         runs.append(entry(b, [E2MC16_OFFLINE], [VERIFY, OFFLINE, FILL], name=fill_name(b), preset=preset))
+    for b, preset in programs:
+        runs.append(entry(b, QV100_BUDGET_CODECS, [VERIFY], preset=preset))
     return on_gpu("qv100", runs)
 
 
