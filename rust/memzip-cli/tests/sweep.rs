@@ -849,6 +849,20 @@ fn an_estimate_prices_each_pending_run_at_its_programs_none_run() {
 }
 
 #[test]
+fn an_estimate_without_any_none_run_totals_zero_not_minus_zero() {
+    let dir = common::temp_dir("sweep-estimate-none");
+    let spec = dir.join("spec.json");
+    fs::write(&spec, r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["none", "mag_bdi"], "gpus": ["qv100"]}]}"#)
+        .unwrap();
+    let runs = expand(&load_spec(&spec).unwrap(), &dir).unwrap();
+    let text = estimate(&runs, &dir.join("out"), &[]).unwrap().with_jobs(1).to_string();
+    assert!(
+        text.ends_with("2 runs to go (0 done): 0 estimated at 0 CPU-s (0.0 CPU-hours; 0.0 hours at -j 1); 2 without a none run to estimate them by\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn only_the_same_benchmark_codec_simulator_and_options_are_the_same_configuration() {
     let spec = r#"{"runs": [{"benchmark": "rodinia/bfs", "codecs": ["mag_bdi"], "option_sets": [["-memzip_verify 1", "-memzip_mdc_bytes 4096"]]},
                             {"name": "p", "argv": ["x"], "codecs": ["mag_bdi"]}]}"#;

@@ -34,7 +34,12 @@ pub struct Estimate {
 impl Estimate {
     /// The estimated CPU seconds of the runs that have a basis.
     pub fn cpu_seconds(&self) -> f64 {
-        self.runs.iter().filter_map(|run| run.basis.as_ref().map(|(seconds, _)| seconds)).sum()
+        // A fold from +0.0, not `sum()`: f64's sum of nothing is -0.0, which the
+        // total line printed as "-0 CPU-s" when no run had a basis.
+        self.runs
+            .iter()
+            .filter_map(|run| run.basis.as_ref().map(|(seconds, _)| seconds))
+            .fold(0.0, |total, s| total + s)
     }
 
     /// The pending runs without a `none` run to estimate them by.
