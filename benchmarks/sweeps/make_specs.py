@@ -366,7 +366,8 @@ def study_qv100_modern():
 # whole programs done); cpack_z and fpc, which rule 5 removes next if the last none runs add
 # programs, come after all of them, so the decision is made before a sweep reaches them.
 QV100_KEPT_CODECS = ["mag_bdi", "bpc", "adaptive"]
-QV100_BUDGET_CODECS = ["cpack_z", "fpc"]  # rule 5's next cuts, in its order reversed: fpc goes last
+# Rule 5 removes cpack_z before fpc, so fpc runs first: a cut then drops the runs made last.
+QV100_BUDGET_CODECS = ["fpc", "cpack_z"]
 # Rule 6: the codecs rule 5 keeps also run with the L2 taking compressed lines whole, named
 # `<program>.fill` (a variant: the report shows `codec [fill]` beside the same none run).
 FILL = "-memzip_partial_reads fill"
