@@ -12,7 +12,8 @@ use std::path::Path;
 use memzip::codec::registry::codec_names;
 use serde::Deserialize;
 
-use crate::analyze::{analyze, render_all, AnalyzeOptions, AnalyzeReport};
+use crate::analyze::{analyze, render_all, AnalyzeOptions, AnalyzeReport, TraceAnalysis};
+use crate::error::AnalyzeError;
 use crate::files::write_atomically;
 
 /// The sensitivity spec, relative to the repository.
@@ -82,25 +83,29 @@ pub fn load_spec(repo: &Path) -> Result<Spec, String> {
     Ok(spec)
 }
 
-/// Analyses `trace` with `options` and writes the JSON (and the text
-/// report, when `text` names a file) into `out`, the trace named as the
-/// files should keep it.
+/// `memzip analyze` of `trace` with `options`, each analysis naming the
+/// trace as the files should keep it.
+fn analyze_as(trace: &Path, shown: &str, options: &AnalyzeOptions) -> Result<Vec<TraceAnalysis>, AnalyzeError> {
+    let mut analyses = analyze(&[trace], options)?;
+    for analysis in &mut analyses {
+        analysis.trace = shown.to_string();
+    }
+    Ok(analyses)
+}
+
+/// Writes the JSON of `analyses` (and the text report, when `text` names a
+/// file) into `out`.
 fn write_analysis(
-    trace: &Path,
-    shown: &str,
+    analyses: &[TraceAnalysis],
     options: &AnalyzeOptions,
     out: &Path,
     json: &str,
     text: Option<&str>,
 ) -> Result<(), String> {
-    let mut analyses = analyze(&[trace], options)?;
-    for analysis in &mut analyses {
-        analysis.trace = shown.to_string();
-    }
-    let report = AnalyzeReport::new(options, None, &analyses).to_json()?;
+    let report = AnalyzeReport::new(options, None, analyses).to_json()?;
     write_atomically(&out.join(json), report.as_bytes())?;
     if let Some(text) = text {
-        write_atomically(&out.join(text), render_all(&analyses).as_bytes())?;
+        write_atomically(&out.join(text), render_all(analyses).as_bytes())?;
     }
     Ok(())
 }
@@ -108,7 +113,9 @@ fn write_analysis(
 /// Every analysis of the trace of the `none` run in `out`: `analyze.json`,
 /// `analyze.txt` and the sensitivity spec's files. A trace inside the run
 /// directory is named by its file name alone (the files are committed: no
-/// path of this machine in them). Nothing without the trace.
+/// path of this machine in them). Nothing without the trace, and nothing
+/// from a trace of no stored block (a program whose data never leave the L2
+/// writes nothing back: the run stands, LIB on the QV100).
 pub fn analyze_run(repo: &Path, out: &Path, trace: &Path) -> Result<(), String> {
     if !trace.is_file() {
         return Ok(());
@@ -121,11 +128,21 @@ pub fn analyze_run(repo: &Path, out: &Path, trace: &Path) -> Result<(), String> 
     };
     let mut every_codec = AnalyzeOptions::new(codec_names().into_iter().map(String::from).collect());
     every_codec.e2mc_self_profile = true;
-    write_analysis(trace, &shown, &every_codec, out, "analyze.json", Some("analyze.txt"))
-        .map_err(|e| format!("memzip analyze of {}: {e}", trace.display()))?;
+    let analyses = match analyze_as(trace, &shown, &every_codec) {
+        Ok(analyses) => analyses,
+        Err(AnalyzeError::Nothing { message }) => {
+            eprintln!("==> no analysis of this run's trace: {message}");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("memzip analyze of {}: {e}", trace.display())),
+    };
+    write_analysis(&analyses, &every_codec, out, "analyze.json", Some("analyze.txt"))?;
     for analysis in &spec.analyses {
         let json = format!("analyze-{}.json", analysis.name);
-        write_analysis(trace, &shown, &analysis.options(), out, &json, None)
+        let options = analysis.options();
+        analyze_as(trace, &shown, &options)
+            .map_err(String::from)
+            .and_then(|analyses| write_analysis(&analyses, &options, out, &json, None))
             .map_err(|e| format!("memzip analyze ({}) of {}: {e}", analysis.name, trace.display()))?;
     }
     Ok(())
@@ -134,6 +151,22 @@ pub fn analyze_run(repo: &Path, out: &Path, trace: &Path) -> Result<(), String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trace_of_no_stored_block_is_analysed_to_nothing_and_fails_nothing() {
+        use memzip::trace::{AccessKind, TraceWriter};
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let out = std::env::temp_dir().join(format!("memzip-analyses-reads-{}", std::process::id()));
+        fs::create_dir_all(&out).unwrap();
+        // A program whose data stay in the L2: DRAM only reads (LIB on the QV100).
+        let trace = out.join("trace.zst");
+        let mut writer = TraceWriter::new(fs::File::create(&trace).unwrap(), 128).unwrap();
+        writer.write_access(10, AccessKind::Read, 0, 0x1000, &[7u8; 128]).unwrap();
+        writer.finish().unwrap();
+        assert_eq!(analyze_run(&repo, &out, &trace), Ok(()), "the none run stands");
+        assert!(!out.join("analyze.json").exists(), "no analysis of nothing");
+        fs::remove_dir_all(&out).unwrap();
+    }
 
     #[test]
     fn the_repositorys_spec_reads_and_names_its_figures() {
