@@ -29,10 +29,16 @@ Two GPUs (issue 50, reproduction.md's "From Fermi to Volta"):
         benchmarks/results/study-qv100 --names GTX580 QV100 --by-benchmark --partial
 
 `--by-benchmark` matches programs by benchmark alone, so a QV100 run at
-`modern` faces the GTX580's `study` run (the row names both presets);
+`modern` faces the GTX580's `study` run (the row names both presets); where
+a set ran a benchmark at several presets (the QV100's transpose: a `study`
+none run and the `modern` grid), the preset with the most runs is shown, on
+a tie the first by name, and stderr names the presets left out.
 `--partial` adds a third table: what each codec run of the second set paid
 for requests that are not one whole block (over-fetched bursts of sector
 reads / read-modify-write read bursts / lines stored raw instead).
+`--codecs` chooses the columns (run labels, `mag_bdi [fill]` for a run of
+another option set) and `--with-codec-runs` keeps the programs with a codec
+run in both sets: the grid's programs, not every `none` run.
 """
 
 import argparse
@@ -47,16 +53,29 @@ SIMULATOR_SUFFIX = re.compile(r" @\S+$")
 
 def by_program(path, by_benchmark=False):
     """{program: {run label: row}} of one result set; with `by_benchmark` the
-    program is its benchmark (the preset dropped) and each row keeps its
-    preset in `preset`."""
+    program is its benchmark (the preset dropped), each row keeps its preset in
+    `preset`, and a benchmark run at several presets keeps one (`one_preset`)."""
     table = {}
     for row in memzip.load_runs(path, as_frame=False):
         program = SIMULATOR_SUFFIX.sub("", row["program"] or "")
         if by_benchmark:
             program, _, preset = program.partition(" ")
             row["preset"] = preset or None
-        table.setdefault(program, {})[row["run"]] = row
-    return table
+        table.setdefault(program, {}).setdefault(row.get("preset"), {})[row["run"]] = row
+    return {program: one_preset(path, program, presets) for program, presets in table.items()}
+
+
+def one_preset(path, program, presets):
+    """The runs of the preset that faces the other set: the one with the most
+    runs (a QV100 grid's `modern` beside its `study` none run that chose it),
+    on a tie the first by name; says on stderr which presets it leaves out."""
+    kept = max(sorted(presets, key=str), key=lambda preset: len(presets[preset]))
+    left_out = [str(preset) for preset in sorted(presets, key=str) if preset != kept]
+    if left_out:
+        runs = len(presets[kept])
+        print(f"compare_results.py: {path}: {program} at {kept} ({runs} run{'' if runs == 1 else 's'}); "
+              f"left out: {', '.join(left_out)}", file=sys.stderr)
+    return presets[kept]
 
 
 def program_label(program, a, b):
@@ -127,9 +146,17 @@ def codecs_of(first, second, programs):
     return order
 
 
-def markdown(first, second, names, partial=False):
+def has_codec_run(runs):
+    return any(run != "none" for run in runs)
+
+
+def markdown(first, second, names, partial=False, codecs=None, with_codec_runs=False):
+    """The tables and their program count; `codecs` (run labels) chooses the
+    columns, `with_codec_runs` keeps the programs with a codec run in both sets."""
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
-    codecs = codecs_of(first, second, programs)
+    if with_codec_runs:
+        programs = [p for p in programs if has_codec_run(first[p]) and has_codec_run(second[p])]
+    codecs = codecs or codecs_of(first, second, programs)
     memory_bound = memory_bound_of(first, second, programs)
     labels = {p: program_label(p, first[p], second[p]) for p in programs}
     pair = " / ".join(names)
@@ -165,12 +192,18 @@ def main(argv=None):
     parser.add_argument("--names", nargs=2, default=["A", "B"], metavar=("FIRST", "SECOND"), help="column labels")
     parser.add_argument("--by-benchmark", action="store_true", help="match programs by benchmark, whatever their preset")
     parser.add_argument("--partial", action="store_true", help="add the second set's partial-request costs per run")
+    parser.add_argument("--codecs", type=lambda text: text.split(","), metavar="RUN,RUN",
+                        help="only these runs' columns, in this order (labels as `memzip table` shows them, e.g. 'mag_bdi [fill]')")
+    parser.add_argument("--with-codec-runs", action="store_true", help="only programs with a codec run in both sets")
     args = parser.parse_args(argv)
     try:
         first, second = (by_program(path, args.by_benchmark) for path in (args.first, args.second))
     except (OSError, ValueError) as e:
         sys.exit(f"compare_results.py: {e}")
-    text, programs = markdown(first, second, args.names, args.partial)
+    unknown = [c for c in args.codecs or [] if not any(c in runs for t in (first, second) for runs in t.values())]
+    if unknown:
+        sys.exit(f"compare_results.py: --codecs: no run labelled {unknown[0]!r} in either set")
+    text, programs = markdown(first, second, args.names, args.partial, args.codecs, args.with_codec_runs)
     if programs == 0:
         sys.exit("compare_results.py: no program has a none run in both sets")
     print(text)
