@@ -36,9 +36,9 @@ a tie the first by name, and stderr names the presets left out.
 `--partial` adds a third table: what each codec run of the second set paid
 for requests that are not one whole block (over-fetched bursts of sector
 reads / read-modify-write read bursts / lines stored raw instead).
-`--codecs` chooses the columns (run labels, `mag_bdi [fill]` for a run of
-another option set) and `--with-codec-runs` keeps the programs with a codec
-run in both sets: the grid's programs, not every `none` run.
+`--codec RUN` (repeated) chooses the columns (run labels, `mag_bdi [fill]`
+for a run of another option set) and `--with-codec-runs` keeps the programs
+with a codec run in both sets: the grid's programs, not every `none` run.
 """
 
 import argparse
@@ -151,7 +151,7 @@ def has_codec_run(runs):
 
 
 def markdown(first, second, names, partial=False, codecs=None, with_codec_runs=False):
-    """The tables and their program count; `codecs` (run labels) chooses the
+    """The tables and their program count; `codecs` (run labels) choose the
     columns, `with_codec_runs` keeps the programs with a codec run in both sets."""
     programs = sorted(p for p in first if "none" in first[p] and "none" in second.get(p, {}))
     if with_codec_runs:
@@ -192,8 +192,9 @@ def main(argv=None):
     parser.add_argument("--names", nargs=2, default=["A", "B"], metavar=("FIRST", "SECOND"), help="column labels")
     parser.add_argument("--by-benchmark", action="store_true", help="match programs by benchmark, whatever their preset")
     parser.add_argument("--partial", action="store_true", help="add the second set's partial-request costs per run")
-    parser.add_argument("--codecs", type=lambda text: text.split(","), metavar="RUN,RUN",
-                        help="only these runs' columns, in this order (labels as `memzip table` shows them, e.g. 'mag_bdi [fill]')")
+    parser.add_argument("--codec", action="append", dest="codecs", metavar="RUN",
+                        help="only this run's column; repeat for more, in order (labels as `memzip table` shows them, "
+                             "e.g. 'mag_bdi [fill]'; a label may hold commas)")
     parser.add_argument("--with-codec-runs", action="store_true", help="only programs with a codec run in both sets")
     args = parser.parse_args(argv)
     try:
@@ -202,7 +203,7 @@ def main(argv=None):
         sys.exit(f"compare_results.py: {e}")
     unknown = [c for c in args.codecs or [] if not any(c in runs for t in (first, second) for runs in t.values())]
     if unknown:
-        sys.exit(f"compare_results.py: --codecs: no run labelled {unknown[0]!r} in either set")
+        sys.exit(f"compare_results.py: --codec: no run labelled {unknown[0]!r} in either set")
     text, programs = markdown(first, second, args.names, args.partial, args.codecs, args.with_codec_runs)
     if programs == 0:
         sys.exit("compare_results.py: no program has a none run in both sets")

@@ -122,7 +122,7 @@ expect_rows "$compared" \
     "| vecadd (study / modern) | 1,234 / 6 / 1 | - | - |"
 echo "compare_results.py: --by-benchmark matches presets across sets, --partial lists partial-request costs"
 # A set that ran vecadd at two presets (a `study` none run beside the `modern`
-# grid) faces the other set with the preset of more runs and says so; --codecs
+# grid) faces the other set with the preset of more runs and says so; --codec
 # chooses the columns, --with-codec-runs drops a program that ran only none.
 cp -r "$work/compare-modern/vecadd-none" "$work/compare-modern/vecadd-study-none"
 sed -i 's/"program": "vecadd modern"/"program": "vecadd study"/' "$work/compare-modern/vecadd-study-none/run.json"
@@ -131,13 +131,13 @@ for set in one modern; do
     sed -i 's/"program": "vecadd"/"program": "lonely"/' "$work/compare-$set/lonely-none/run.json"
 done
 compared=$("$venv/bin/python" "$root/benchmarks/compare_results.py" "$work/compare-one" "$work/compare-modern" \
-    --names one two --by-benchmark --with-codec-runs --codecs fpc:variant=paper004,bdi 2>"$work/compare.err")
+    --names one two --by-benchmark --with-codec-runs --codec fpc:variant=paper004 --codec bdi 2>"$work/compare.err")
 expect_rows "$compared" "| program | none cycles (one / two) | DRAM utilisation | fpc:variant=paper004 speedup | bdi speedup |" \
     "| vecadd (study / modern) | 100,000 / 100,000 | 0.51 / 0.51 | 0.800 / 0.800 | 1.250 (1.299) / 1.250 (1.299) |"
 ! grep -q "^| lonely" <<<"$compared" || { echo "compare_results.py --with-codec-runs: a none-only program in:" >&2; echo "$compared" >&2; exit 1; }
 grep -qF "$work/compare-modern: vecadd at modern (3 runs); left out: study" "$work/compare.err" || {
     echo "compare_results.py: no note of the preset left out in:" >&2; cat "$work/compare.err" >&2; exit 1; }
-echo "compare_results.py: a benchmark at two presets faces the other set at the one of more runs; --codecs, --with-codec-runs"
+echo "compare_results.py: a benchmark at two presets faces the other set at the one of more runs; --codec, --with-codec-runs"
 # The committed side by side of the study on dev and on v3.2.1 (reproduction.md
 # quotes it) is what the script makes of the committed runs.
 side_by_side="$root/benchmarks/results/study-v321/dev-and-v3.2.1.md"
