@@ -69,8 +69,9 @@ def one_preset(path, program, presets):
     """The runs of the preset that faces the other set: the one with the most
     runs (a QV100 grid's `modern` beside its `study` none run that chose it),
     on a tie the first by name; says on stderr which presets it leaves out."""
-    kept = max(sorted(presets, key=str), key=lambda preset: len(presets[preset]))
-    left_out = [str(preset) for preset in sorted(presets, key=str) if preset != kept]
+    by_name = sorted(presets, key=str)
+    kept = max(by_name, key=lambda preset: len(presets[preset]))
+    left_out = [str(preset) for preset in by_name if preset != kept]
     if left_out:
         runs = len(presets[kept])
         print(f"compare_results.py: {path}: {program} at {kept} ({runs} run{'' if runs == 1 else 's'}); "
