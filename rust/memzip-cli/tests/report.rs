@@ -91,6 +91,22 @@ fn bars_scale_to_a_round_axis() {
 }
 
 #[test]
+fn a_program_run_only_under_none_is_in_the_tables_not_the_figures() {
+    // Without its mag_bdi run bfs has only its none run: nothing to compare.
+    let root = fixture_copy("report-none-only");
+    fs::remove_dir_all(root.join("bfs-mag_bdi")).unwrap();
+    let out = common::temp_dir("report-none-only-out");
+    write_report(&root, &out, &at_util(0.5)).unwrap();
+    for file in ["speedup.svg", "effective_cr.svg", "speedup-memory-bound.svg"] {
+        let svg = fs::read_to_string(out.join(file)).unwrap();
+        assert!(svg.contains(">vecadd<") && !svg.contains(">bfs<"), "{file}: {svg}");
+    }
+    let summary = fs::read_to_string(out.join("summary.md")).unwrap();
+    let runs = &summary[summary.find("## Runs").unwrap()..];
+    assert!(runs.lines().any(|l| l.starts_with("bfs ") && l.contains("none")), "{runs}");
+}
+
+#[test]
 fn an_empty_results_dir_is_an_error() {
     let out = common::temp_dir("report-empty");
     assert!(run_dirs(&out).unwrap_err().contains("no run directories"));

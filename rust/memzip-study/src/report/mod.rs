@@ -159,6 +159,18 @@ fn programs_text(count: usize) -> String {
     format!("{count} program{}", if count == 1 { "" } else { "s" })
 }
 
+/// The runs of the programs that have a run other than the baseline: a
+/// program run only under `none` (a study's input-selection runs) has no
+/// speedup or ratio to show, so the figures leave it out while the tables
+/// keep it; every run when no program has one.
+fn compared_rows(rows: &[Row]) -> Vec<Row> {
+    let compared: Vec<&str> = rows.iter().filter(|r| !r.run.is_baseline()).map(program_of).collect();
+    if compared.is_empty() {
+        return rows.to_vec();
+    }
+    rows.iter().filter(|r| compared.contains(&program_of(r))).cloned().collect()
+}
+
 /// Per codec, one value per program and the geometric mean as the last group:
 /// over the programs every codec has run, or, when there is none, over each
 /// codec's own (the group's label says which).
@@ -567,8 +579,9 @@ pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions)
     summary.push_str(&table::render_text(&rows));
     summary.push_str("```\n\n## Figures\n\n");
     let figures: &[Figure] = if fabric { &fabric::FIGURES } else { &FIGURES };
+    let figure_rows = compared_rows(&rows);
     for figure in figures {
-        let (groups, series) = per_program(&rows, figure.metric);
+        let (groups, series) = per_program(&figure_rows, figure.metric);
         let chart =
             BarChart { title: figure.title, y_label: figure.y_label, groups, series, reference: figure.reference };
         write(figure.file, chart.to_svg())?;
@@ -579,7 +592,7 @@ pub fn write_report_of(results: &[PathBuf], out: &Path, options: &ReportOptions)
         // effective CR and speedup of those alone, where the results have any.
         let memory_rows = classes.rows(&rows, true);
         for figure in FIGURES.iter().filter(|f| !memory_rows.is_empty() && MEMORY_BOUND_FIGURES.contains(&f.file)) {
-            let (groups, series) = per_program(&memory_rows, figure.metric);
+            let (groups, series) = per_program(&compared_rows(&memory_rows), figure.metric);
             let title = format!("{} (memory-bound programs)", figure.title);
             let file = figure.file.replace(".svg", "-memory-bound.svg");
             let chart =
