@@ -439,8 +439,8 @@ def study_v321_headline():
 
 # The timing noise floor on v3.2.1 (issue 52): noise.json's none runs with one more DRAM cycle for
 # the memory-bound programs that run there (incompressible ones too), those whose rerun moved most
-# first. A v3.2.1 rerun whose codec stores as many bytes as before yet moves by 1-3% (Parboil spmv's
-# E2MC16 online: 100.1% of none's bursts, 1.029x against 1.015x) asks how far timing alone moves it.
+# first. A v3.2.1 rerun whose codec moves as many bytes as none yet runs 1-3% faster (Parboil
+# spmv's E2MC16 online: 100.4% of none's DRAM bytes, 1.029x) asks how far timing alone moves it.
 NOISE_V321_FIRST = ["parboil/spmv", "cuda-samples/transpose", "rodinia/mummergpu"]
 
 
