@@ -138,13 +138,20 @@ expect_rows "$compared" "| program | none cycles (one / two) | DRAM utilisation 
 grep -qF "$work/compare-modern: vecadd at modern (3 runs); left out: study" "$work/compare.err" || {
     echo "compare_results.py: no note of the preset left out in:" >&2; cat "$work/compare.err" >&2; exit 1; }
 echo "compare_results.py: a benchmark at two presets faces the other set at the one of more runs; --codec, --with-codec-runs"
-# The committed side by side of the study on dev and on v3.2.1 (reproduction.md
-# quotes it) is what the script makes of the committed runs.
-side_by_side="$root/benchmarks/results/study-v321/dev-and-v3.2.1.md"
-"$venv/bin/python" "$root/benchmarks/compare_results.py" "$root/benchmarks/results/study" \
-    "$root/benchmarks/results/study-v321" --names dev v3.2.1 >"$work/dev-and-v3.2.1.md"
-diff -u "$side_by_side" "$work/dev-and-v3.2.1.md" >&2 || {
-    echo "benchmarks/results/study-v321/dev-and-v3.2.1.md is not what compare_results.py makes of the committed runs (above); regenerate it" >&2
-    exit 1
+# The committed side-by-side tables (reproduction.md and the sweeps README quote
+# them) are what the script makes of the committed runs.
+regenerates() {
+    local table="$1"
+    shift
+    "$venv/bin/python" "$root/benchmarks/compare_results.py" "$@" >"$work/regenerated.md"
+    diff -u "$root/$table" "$work/regenerated.md" >&2 || {
+        echo "$table is not what compare_results.py makes of the committed runs (above); regenerate it" >&2
+        exit 1
+    }
+    echo "compare_results.py: $table regenerates from the committed runs"
 }
-echo "compare_results.py: benchmarks/results/study-v321/dev-and-v3.2.1.md regenerates from the committed runs"
+regenerates benchmarks/results/study-v321/dev-and-v3.2.1.md \
+    "$root/benchmarks/results/study" "$root/benchmarks/results/study-v321" --names dev v3.2.1
+regenerates benchmarks/results/study-v321-r2/before-and-after.md \
+    "$root/benchmarks/results/study-v321" "$root/benchmarks/results/study-v321-r2" \
+    --names before after --partial --with-codec-runs
